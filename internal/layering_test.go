@@ -1,0 +1,92 @@
+// Package internal_test enforces the layering of docs/ARCHITECTURE.md: a lower layer never
+// imports a higher one. It reads import declarations of non-test files only.
+package internal_test
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/pipewhy/pipewhy/"
+
+// allowed lists, for each top-level package, the other top-level PipeWhy packages its
+// non-test code may import (its own subpackages are always allowed).
+var allowed = map[string][]string{
+	"normalize":   {},
+	"arrays":      {},
+	"snapshot":    {},
+	"canonical":   {},
+	"source":      {},
+	"fingerprint": {"normalize", "arrays"},
+	"internal":    {"*"},
+	"cmd":         {"internal"},
+}
+
+func TestLayering(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	checked := 0
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		top := strings.Split(filepath.ToSlash(rel), "/")[0]
+		if !strings.Contains(filepath.ToSlash(rel), "/") {
+			return nil // files at the root, if any
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if !strings.HasPrefix(p, module) {
+				continue
+			}
+			checked++
+			dep := strings.Split(strings.TrimPrefix(p, module), "/")[0]
+			if dep == top {
+				continue
+			}
+			rules, known := allowed[top]
+			if !known {
+				t.Errorf("%s: package %q has no layering rule; add one to allowed", rel, top)
+				continue
+			}
+			ok := false
+			for _, r := range rules {
+				if r == "*" || r == dep {
+					ok = true
+				}
+			}
+			if !ok {
+				t.Errorf("%s imports %s: %q may not depend on %q (docs/ARCHITECTURE.md)", rel, p, top, dep)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked == 0 {
+		t.Fatal("no PipeWhy imports found: the walk did not see the module")
+	}
+}
