@@ -1,0 +1,180 @@
+package fingerprint
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pipewhy/pipewhy/normalize"
+)
+
+// benchPoolBytes is the size of the benchmark word pool: well above any L3 cache, so the
+// kernels and the memory read baseline both stream from DRAM.
+const benchPoolBytes = 256 << 20
+
+// benchRecords returns a flat pool of valid C2 records of exactly n words (8 or 32) and
+// their count. n=8: one TEXT field of 8 bytes; n=32: a UINT64 and a 168-byte TEXT.
+func benchRecords(n int) ([]uint64, int) {
+	count := benchPoolBytes / 8 / n
+	w := make([]uint64, 0, count*n)
+	for i := range count {
+		x := uint64(i) * 0x9e3779b97f4a7c15
+		switch n {
+		case 8:
+			w = append(w, 1, 2, 1, 7, 6, 2, 8, x)
+		case 32:
+			w = append(w, 1, 2, 2, 1, 4, 1, uint64(i), 7, 6, 22, 168)
+			for j := range 21 {
+				w = append(w, x+uint64(j))
+			}
+		default:
+			panic("record size")
+		}
+	}
+	return w, count
+}
+
+var benchPools = map[int][]uint64{}
+
+func benchPool(b *testing.B, n int) ([]uint64, int) {
+	if w, ok := benchPools[n]; ok {
+		return w, len(w) / n
+	}
+	w, c := benchRecords(n)
+	benchPools[n] = w
+	return w, c
+}
+
+// parallel splits count items over workers and runs fn on each range.
+func parallel(workers, count int, fn func(lo, hi int)) {
+	var wg sync.WaitGroup
+	per := (count + workers - 1) / workers
+	for lo := 0; lo < count; lo += per {
+		wg.Go(func() { fn(lo, min(lo+per, count)) })
+	}
+	wg.Wait()
+}
+
+var sink uint64
+
+// cpuClock measures the CPU time of a benchmark's timed loop.
+type cpuClock struct{ start time.Duration }
+
+func startCPU(b *testing.B) *cpuClock {
+	b.ResetTimer()
+	return &cpuClock{start: cpuTime()}
+}
+
+// report adds records/s (wall) and, when CPU time is measurable, cpu-MB/s: bytes per
+// CPU-second of the whole process, the per-core throughput whatever else runs.
+func (c *cpuClock) report(b *testing.B, records int, bytes int64) {
+	cpu := cpuTime() - c.start
+	if records > 0 {
+		b.ReportMetric(float64(records)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+	}
+	if cpu > 0 {
+		b.ReportMetric(float64(bytes)*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
+	}
+}
+
+// BenchmarkDigestSum is the hot kernel: record digest plus lane sums over fixed-size
+// records, one op = one pass over the 256 MiB pool.
+func BenchmarkDigestSum(b *testing.B) {
+	for _, alg := range Algorithms() {
+		for _, n := range []int{8, 32} {
+			for _, workers := range []int{1, 2} {
+				b.Run(fmt.Sprintf("%s/words=%d/workers=%d", alg.Name(), n, workers), func(b *testing.B) {
+					c := mustContext(b, alg, Multiset)
+					w, count := benchPool(b, n)
+					b.SetBytes(int64(len(w) * 8))
+					clk := startCPU(b)
+					for b.Loop() {
+						var mu sync.Mutex
+						total := NewState(c)
+						parallel(workers, count, func(lo, hi int) {
+							h := newHasher(c)
+							s := NewState(c)
+							for i := lo; i < hi; i++ {
+								s.Add(h.record(0, w[i*n:i*n+n]))
+							}
+							mu.Lock()
+							_ = total.Merge(s)
+							mu.Unlock()
+						})
+						sink += total.Count()
+					}
+					clk.report(b, count, int64(len(w)*8))
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkMemRead is the memory read baseline of the same run: a plain sum over the same
+// words with four independent accumulators.
+func BenchmarkMemRead(b *testing.B) {
+	for _, n := range []int{8, 32} {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("words=%d/workers=%d", n, workers), func(b *testing.B) {
+				w, _ := benchPool(b, n)
+				b.SetBytes(int64(len(w) * 8))
+				clk := startCPU(b)
+				for b.Loop() {
+					var mu sync.Mutex
+					parallel(workers, len(w)/4, func(lo, hi int) {
+						var a0, a1, a2, a3 uint64
+						for i := lo * 4; i < hi*4; i += 4 {
+							a0 += w[i]
+							a1 += w[i+1]
+							a2 += w[i+2]
+							a3 += w[i+3]
+						}
+						mu.Lock()
+						sink += a0 + a1 + a2 + a3
+						mu.Unlock()
+					})
+				}
+				clk.report(b, 0, int64(len(w)*8))
+			})
+		}
+	}
+}
+
+// BenchmarkEngine is the whole engine path on the same pool as one batch: per-record
+// bounds, C2 frame validation, schema check, digest and sums.
+func BenchmarkEngine(b *testing.B) {
+	for _, res := range []Resolution{DatasetResolution, RecordResolution} {
+		for _, n := range []int{8, 32} {
+			for _, workers := range []int{1, 2} {
+				b.Run(fmt.Sprintf("%s/words=%d/workers=%d", res, n, workers), func(b *testing.B) {
+					c := mustContext(b, XXH3, Multiset)
+					w, count := benchPool(b, n)
+					batch := &normalize.RecordBatch{ProfileID: strictID, Words: w, Offsets: make([]uint64, count), Lengths: make([]uint64, count)}
+					for i := range count {
+						batch.Offsets[i], batch.Lengths[i] = uint64(i*n), uint64(n)
+					}
+					var keys []uint64
+					if res == RecordResolution {
+						keys = []uint64{7}
+					}
+					e, err := NewEngine(c, Options{Workers: workers, Resolution: res, KeyFields: keys})
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.SetBytes(int64(len(w) * 8))
+					clk := startCPU(b)
+					for b.Loop() {
+						r, err := e.Run(context.Background(), seqOf(batch))
+						if err != nil {
+							b.Fatal(err)
+						}
+						sink += r.State.Count()
+					}
+					clk.report(b, count, int64(len(w)*8))
+				})
+			}
+		}
+	}
+}

@@ -1,0 +1,87 @@
+package fingerprint
+
+import (
+	"encoding/binary"
+
+	"github.com/pipewhy/pipewhy/normalize"
+)
+
+// keySize is the length of the context key that begins every message.
+const keySize = 32
+
+// hasher builds contract messages in one reused scratch buffer and digests them:
+//
+//	message = key (32 bytes) ‖ [position, 8 bytes LE, ordered mode only] ‖ words (8 bytes LE each)
+//
+// It allocates only when a message outgrows the buffer (amortized, never per record once
+// warmed up). A hasher is not safe for concurrent use; each worker owns one.
+type hasher struct {
+	alg     Algorithm
+	ordered bool
+	buf     []byte // buf[:keySize] always holds the key
+}
+
+func newHasher(c Context) *hasher {
+	h := &hasher{alg: c.Algorithm(), ordered: c.Mode() == Ordered, buf: make([]byte, keySize, 1024)}
+	key := c.Key()
+	copy(h.buf, key[:])
+	return h
+}
+
+// digest returns the digest of words; position participates when positional is true.
+func (h *hasher) digest(positional bool, position uint64, words []uint64) Digest {
+	pre := keySize
+	if positional {
+		pre += 8
+	}
+	need := pre + 8*len(words)
+	if cap(h.buf) < need {
+		nb := make([]byte, need, need+need/2)
+		copy(nb, h.buf[:keySize])
+		h.buf = nb
+	}
+	b := h.buf[:need]
+	if positional {
+		binary.LittleEndian.PutUint64(b[keySize:], position)
+	}
+	putWords(b[pre:], words)
+	return h.alg.Sum(b)
+}
+
+// record returns the record digest: positional in ordered mode.
+func (h *hasher) record(position uint64, rec []uint64) Digest {
+	return h.digest(h.ordered, position, rec)
+}
+
+// RecordDigest returns the record digest of one framed C2 record at the given global
+// position (0-based; it participates only in Ordered mode). The record must pass
+// normalize.ValidateRecordWords and conform to the context's schema. It is the reference
+// single-record form of what the Engine computes in bulk; it allocates a scratch buffer
+// per call, so use the Engine for many records.
+func (c Context) RecordDigest(position uint64, record []uint64) (Digest, error) {
+	if !c.Valid() {
+		return Digest{}, newErr("digest", CodeContext, "invalid context")
+	}
+	if err := normalize.ValidateRecordWords(record); err != nil {
+		return Digest{}, wrapErr("digest", CodeRecord, "", err)
+	}
+	if err := c.c.conform(record); err != nil {
+		return Digest{}, err
+	}
+	return newHasher(c).record(position, record), nil
+}
+
+// conform checks every field of a validated record against the schema.
+func (d *contextData) conform(rec []uint64) *Error {
+	t := d.fields
+	for p := 3; p < len(rec); p += 3 + int(rec[p+2]) {
+		i := t.index(rec[p])
+		if i < 0 {
+			return newErr("digest", CodeSchemaMismatch, "field "+uitoa(rec[p])+" is not in the schema")
+		}
+		if t.tags[i]&(1<<rec[p+1]) == 0 {
+			return newErr("digest", CodeSchemaMismatch, "field "+uitoa(rec[p])+" has a type code its schema type does not admit")
+		}
+	}
+	return nil
+}

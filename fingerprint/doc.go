@@ -1,0 +1,56 @@
+// Package fingerprint implements C3, PipeWhy's fingerprint contract
+// (docs/contracts/C3-fingerprint.md, the normative text): keyed 128-bit digests of C2
+// records, mergeable dataset states, and a CPU engine that computes them on all cores.
+//
+// # Context
+//
+// A fingerprint is comparable only within its Context: the algorithm, the full C2 profile
+// identity, the source schema identity (SchemaDescriptor.ID: field ids, C2 value types,
+// rename policy; never physical source widths) and the Mode. The context identity is the
+// SHA-256 of a fixed descriptor,
+//
+//	{"algorithm":"<alg id>","domain":"pipewhy.fingerprint.context","mode":"<mode>","profile":"<profile id>","schema":"<schema id>"}
+//
+// and its 32 raw bytes are the key every digest of the context begins with.
+//
+// # Digests
+//
+// Every digest is the algorithm's 128-bit hash of one message:
+//
+//	message = key (32 bytes) ‖ [position: 8 bytes LE, Ordered mode only] ‖ words (8 bytes LE each)
+//
+//	record digest: words = the framed C2 record [1, 2, n, frames...]
+//	value digest:  words = one field frame [field_id, type_code, n, payload...]
+//	key digest:    words = the record projected onto the key fields [1, 2, k, key frames...]
+//	               (the whole record when no key is declared); never positional
+//
+// XXH3 is XXH3-128 with seed 0 (Lo, Hi = low, high 64 bits; xxhsum -H2 prints Hi then
+// Lo); SHA256 is the first 16 bytes of SHA-256 (Lo, Hi = bytes 0-7, 8-15, little-endian).
+// Words become bytes by a raw copy only on little-endian hosts (checked at start-up),
+// elsewhere by an explicit little-endian encoding.
+//
+// # State
+//
+// A State is the words [StateVersion=1, lane_count=2, record_count, lane_0, lane_1]:
+// lane 0 is the wrapping uint64 sum of the digests' Lo words, lane 1 of their Hi words.
+// States merge (add) and subtract; subtracting more records than a state holds is an
+// error; states of different contexts never combine or compare. FromWords validates
+// stored words, including the recorded context identity.
+//
+// # Engine and resolutions
+//
+// Engine.Run consumes normalize.RecordBatch values, validates every record (C2 framing,
+// schema conformance, the batch's profile identity) and produces a Result: the dataset
+// State, optional per-field column states, and at record resolution the (key digest,
+// record digest) entries sorted by their words, at value resolution also every
+// record's value digests. Results do not depend on worker count, chunk size, batch
+// boundaries or (in Multiset mode) record order. The engine retains no batch after
+// reading it; Options.Release hands each batch back to its producer.
+//
+// # Claims
+//
+// A state detects accidental change (drift, corruption, lost or repeated records) with
+// failure probability about 2^-128 per comparison. Neither algorithm makes it a defence
+// against an adversary who crafts collisions: the lanes are sums, and XXH3 is not a
+// cryptographic hash.
+package fingerprint

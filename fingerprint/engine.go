@@ -1,0 +1,605 @@
+package fingerprint
+
+import (
+	"context"
+	"iter"
+	"math/bits"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/pipewhy/pipewhy/normalize"
+)
+
+// Resolution selects how much an Engine run produces.
+type Resolution uint8
+
+const (
+	// DatasetResolution produces the dataset State (and column states when asked).
+	DatasetResolution Resolution = iota
+	// RecordResolution adds the sorted (key digest, record digest) pairs.
+	RecordResolution
+	// ValueResolution adds per-field value digests of every record, and column states.
+	ValueResolution
+)
+
+func (r Resolution) String() string {
+	switch r {
+	case DatasetResolution:
+		return "dataset"
+	case RecordResolution:
+		return "record"
+	case ValueResolution:
+		return "value"
+	}
+	return "Resolution(" + uitoa(uint64(r)) + ")"
+}
+
+// Array strides of a Result.
+const (
+	// RecordStride is the words per record entry: key_lo, key_hi, record_lo, record_hi.
+	RecordStride = 4
+	// ValueStride is the words per value entry: field_id, value_lo, value_hi.
+	ValueStride = 3
+)
+
+// Options configure an Engine. The zero Options run at dataset resolution on
+// GOMAXPROCS workers.
+type Options struct {
+	// Workers is the number of goroutines digesting records; 0 means GOMAXPROCS.
+	// Results never depend on it.
+	Workers int
+	// Resolution is what the run produces; see Result.
+	Resolution Resolution
+	// Columns asks for per-field column states at any resolution (always produced at
+	// ValueResolution, where the value digests exist anyway).
+	Columns bool
+	// KeyFields are the field ids whose frames form a record's key (record and value
+	// resolution only). Each must be in the schema and present in every record. Empty means
+	// the whole record is its key.
+	KeyFields []uint64
+	// Offset is the global position of the first record of the run (Ordered mode only):
+	// a partition fingerprinted with its offset merges into the one-pass result.
+	Offset uint64
+	// ChunkRecords is the number of records per unit of work; 0 means 4096. Results never
+	// depend on it.
+	ChunkRecords int
+	// Release, if set, is called once for each batch the engine has completely read (from
+	// Run's goroutine or a worker's), so that a producer can recycle its buffers. Whether or not it
+	// was called, the engine reads no batch after Run returns and retains none.
+	Release func(*normalize.RecordBatch)
+}
+
+const (
+	defaultChunk = 4096
+	maxChunk     = 1 << 30
+	maxWorkers   = 1024
+)
+
+// Engine computes fingerprints of record batches for one context on all cores.
+// An Engine holds only configuration: it is safe to call Run concurrently.
+type Engine struct {
+	ctx     Context
+	opt     Options
+	keys    []uint64 // sorted key field ids
+	workers int
+	chunk   int
+	columns bool
+}
+
+// NewEngine returns an engine for context c. Invalid options are CodeOptions; bad key
+// fields CodeKeyField.
+func NewEngine(c Context, o Options) (*Engine, error) {
+	if !c.Valid() {
+		return nil, newErr("engine", CodeContext, "invalid context")
+	}
+	if o.Workers < 0 || o.Workers > maxWorkers {
+		return nil, newErr("engine", CodeOptions, "workers out of range 0.."+uitoa(maxWorkers))
+	}
+	if o.Resolution > ValueResolution {
+		return nil, newErr("engine", CodeOptions, "unknown resolution")
+	}
+	if o.ChunkRecords < 0 || o.ChunkRecords > maxChunk {
+		return nil, newErr("engine", CodeOptions, "chunk size out of range 0.."+uitoa(maxChunk))
+	}
+	if o.Offset != 0 && c.Mode() != Ordered {
+		return nil, newErr("engine", CodeOptions, "a position offset needs ordered mode")
+	}
+	if len(o.KeyFields) > 0 && o.Resolution == DatasetResolution {
+		return nil, newErr("engine", CodeOptions, "key fields need record or value resolution")
+	}
+	e := &Engine{ctx: c, opt: o, workers: o.Workers, chunk: o.ChunkRecords}
+	if e.workers == 0 {
+		e.workers = runtime.GOMAXPROCS(0)
+	}
+	if e.chunk == 0 {
+		e.chunk = defaultChunk
+	}
+	e.columns = o.Columns || o.Resolution == ValueResolution
+	e.keys = slices.Clone(o.KeyFields)
+	slices.Sort(e.keys)
+	for i, k := range e.keys {
+		if i > 0 && e.keys[i-1] == k {
+			return nil, newErr("engine", CodeKeyField, "duplicate key field "+uitoa(k))
+		}
+		if c.c.fields.index(k) < 0 {
+			return nil, newErr("engine", CodeKeyField, "key field "+uitoa(k)+" is not in the schema")
+		}
+	}
+	return e, nil
+}
+
+// Result is what a run produces.
+//
+// Records (record and value resolution) holds one entry of RecordStride words per record,
+// [key_lo, key_hi, record_lo, record_hi], sorted ascending by the four words compared in
+// that order as unsigned integers. Values (value resolution) holds, for the entries of
+// Records in the same order, each record's fields in ascending field id as entries of
+// ValueStride words [field_id, value_lo, value_hi]; the fields of record entry i are
+// entries ValueOffsets[i] up to ValueOffsets[i+1] (len(ValueOffsets) = records+1).
+type Result struct {
+	State        State
+	Columns      []ColumnState // one per schema field, ascending field id; nil unless asked
+	Records      []uint64
+	Values       []uint64
+	ValueOffsets []uint64
+}
+
+// ColumnState is the multiset state of one field's value digests over all records that
+// carry the field (Count is that number of records).
+type ColumnState struct {
+	Field uint64
+	State State
+}
+
+type task struct {
+	ref    *batchRef
+	batch  int    // batch index in the run
+	lo, hi int    // record range
+	pos    uint64 // global position of record lo
+}
+
+type batchRef struct {
+	b       *normalize.RecordBatch
+	pending atomic.Int64 // chunks not yet done
+}
+
+// Run consumes batches and returns the fingerprints of all their records. Every batch
+// must carry the context's profile identity (else CodeForeignContext) and pass C2
+// validation (CodeRecord) and the schema (CodeSchemaMismatch). In Ordered mode records
+// take global positions Options.Offset, Offset+1, ... in batch order and record order
+// within a batch. A batch is read by the workers after the iterator has yielded it, so the
+// producer must not modify it until Release reports it done (or Run returns). Run stops
+// at the first error, or when ctx is canceled (CodeCanceled).
+func (e *Engine) Run(ctx context.Context, batches iter.Seq2[*normalize.RecordBatch, error]) (*Result, error) {
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	var (
+		errMu    sync.Mutex
+		firstErr error
+	)
+	fail := func(err error) {
+		errMu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		errMu.Unlock()
+		cancel()
+	}
+
+	tasks := make(chan task, 2*e.workers)
+	parts := make([]*partial, e.workers)
+	var wg sync.WaitGroup
+	for w := range parts {
+		p := e.newPartial(w)
+		parts[w] = p
+		wg.Go(func() {
+			for t := range tasks {
+				if runCtx.Err() != nil {
+					continue // drain after a failure
+				}
+				if err := p.process(t); err != nil {
+					fail(err)
+					continue
+				}
+				if t.ref.pending.Add(-1) == 0 && e.opt.Release != nil {
+					e.opt.Release(t.ref.b)
+				}
+			}
+			if runCtx.Err() == nil && e.opt.Resolution >= RecordResolution {
+				p.voffs = append(p.voffs, uint64(len(p.vals)/ValueStride)) // end of the last record's values
+				p.recs = sortEntries(p.blocks, p.nrecs)
+				p.blocks = nil
+			}
+		})
+	}
+
+	pos := e.opt.Offset
+	exhausted := false // ordered mode: position MaxUint64 has been used, pos wrapped to 0
+	bi := 0
+dispatch:
+	for b, err := range batches {
+		if err != nil {
+			fail(wrapErr("run", CodeInput, "batch source failed", err))
+			break
+		}
+		if runCtx.Err() != nil {
+			break
+		}
+		if err := e.checkBatch(b, bi, pos, exhausted); err != nil {
+			fail(err)
+			break
+		}
+		n := b.Len()
+		if n == 0 {
+			if e.opt.Release != nil {
+				e.opt.Release(b)
+			}
+			bi++
+			continue
+		}
+		ref := &batchRef{b: b}
+		ref.pending.Store(int64((n + e.chunk - 1) / e.chunk))
+		for lo := 0; lo < n; lo += e.chunk {
+			hi := min(lo+e.chunk, n)
+			select {
+			case tasks <- task{ref: ref, batch: bi, lo: lo, hi: hi, pos: pos + uint64(lo)}:
+			case <-runCtx.Done():
+				break dispatch
+			}
+		}
+		pos += uint64(n)
+		exhausted = exhausted || pos == 0
+		bi++
+	}
+	close(tasks)
+	wg.Wait()
+
+	if firstErr == nil && ctx.Err() != nil {
+		firstErr = wrapErr("run", CodeCanceled, "", ctx.Err())
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return e.merge(parts), nil
+}
+
+// checkBatch checks what can be checked once per batch, before its records are split.
+func (e *Engine) checkBatch(b *normalize.RecordBatch, bi int, pos uint64, exhausted bool) error {
+	fail := func(code Code, msg string, err error) error {
+		x := wrapErr("run", code, msg, err)
+		x.Batch = bi
+		return x
+	}
+	if b == nil {
+		return fail(CodeRecord, "nil batch", nil)
+	}
+	if b.ProfileID != e.ctx.ProfileID() {
+		return fail(CodeForeignContext, "batch profile identity differs from the context's", nil)
+	}
+	if len(b.Offsets) != len(b.Lengths) {
+		return fail(CodeRecord, "offsets and lengths differ in count", nil)
+	}
+	if e.ctx.Mode() == Ordered && b.Len() > 0 && (exhausted || uint64(b.Len()-1) > ^uint64(0)-pos) {
+		return fail(CodePosition, "record positions overflow uint64", nil)
+	}
+	return nil
+}
+
+// entry is one record's record-resolution output, before the final sort and merge.
+type entry struct {
+	key, rec Digest
+	ref      uint64 // worker index << 48 | record index within that worker's entries
+}
+
+const refShift = 48
+
+func compareEntries(a, b entry) int {
+	switch {
+	case a.key.Lo != b.key.Lo:
+		return cmpU64(a.key.Lo, b.key.Lo)
+	case a.key.Hi != b.key.Hi:
+		return cmpU64(a.key.Hi, b.key.Hi)
+	case a.rec.Lo != b.rec.Lo:
+		return cmpU64(a.rec.Lo, b.rec.Lo)
+	}
+	return cmpU64(a.rec.Hi, b.rec.Hi)
+}
+
+// sortEntries returns the n entries of blocks sorted by compareEntries. Digests are
+// uniform, so a two-level radix scatter on the top bits of key.Lo leaves buckets of a few
+// entries, finished by insertion sort. The first level has 256 buckets (sequential write
+// streams out of the blocks); the second splits each first-level bucket, which fits in
+// cache, into about 4 entries per bucket. Skewed keys (many equal keys) only make some
+// buckets larger; those fall back to pdqsort.
+func sortEntries(blocks [][]entry, n int) []entry {
+	out := make([]entry, n)
+	if n < 1<<10 {
+		out = out[:0]
+		for _, bl := range blocks {
+			out = append(out, bl...)
+		}
+		slices.SortFunc(out, compareEntries)
+		return out
+	}
+	const top = 8
+	var count [1<<top + 1]int
+	for _, bl := range blocks {
+		for i := range bl {
+			count[bl[i].key.Lo>>(64-top)+1]++
+		}
+	}
+	for b := 1; b < len(count); b++ {
+		count[b] += count[b-1]
+	}
+	next := count
+	for _, bl := range blocks {
+		for i := range bl {
+			b := bl[i].key.Lo >> (64 - top)
+			out[next[b]] = bl[i]
+			next[b]++
+		}
+	}
+	var tmp []entry
+	var sub []int
+	for b := 0; b < 1<<top; b++ {
+		es := out[count[b]:count[b+1]]
+		if len(es) <= 16 {
+			insertionSort(es)
+			continue
+		}
+		// Second level: the next sb bits below the top 8.
+		sb := min(bits.Len(uint(len(es)))-2, 16)
+		shift := 64 - top - sb
+		mask := uint64(1)<<sb - 1
+		sub = slices.Grow(sub[:0], 1<<sb+1)[:1<<sb+1]
+		clear(sub)
+		for i := range es {
+			sub[es[i].key.Lo>>shift&mask+1]++
+		}
+		for k := 1; k < len(sub); k++ {
+			sub[k] += sub[k-1]
+		}
+		tmp = slices.Grow(tmp[:0], len(es))[:len(es)]
+		for i := range es {
+			k := es[i].key.Lo >> shift & mask
+			tmp[sub[k]] = es[i]
+			sub[k]++
+		}
+		// sub[k] is now the end of bucket k; bucket k starts at sub[k-1] (0 for k = 0).
+		start := 0
+		for k := 0; k < 1<<sb; k++ {
+			g := tmp[start:sub[k]]
+			if len(g) > 16 {
+				slices.SortFunc(g, compareEntries)
+			} else {
+				insertionSort(g)
+			}
+			start = sub[k]
+		}
+		copy(es, tmp)
+	}
+	return out
+}
+
+func insertionSort(es []entry) {
+	for i := 1; i < len(es); i++ {
+		for j := i; j > 0 && compareEntries(es[j], es[j-1]) < 0; j-- {
+			es[j], es[j-1] = es[j-1], es[j]
+		}
+	}
+}
+
+func cmpU64(a, b uint64) int {
+	if a < b {
+		return -1
+	}
+	if a > b {
+		return 1
+	}
+	return 0
+}
+
+// colAcc accumulates one column's state.
+type colAcc struct {
+	count uint64
+	lanes [maxLanes]uint64
+}
+
+// partial is one worker's accumulator; only that worker touches it until the merge.
+type partial struct {
+	e      *Engine
+	index  int
+	h      *hasher
+	count  uint64
+	lanes  [maxLanes]uint64
+	cols   []colAcc
+	blocks [][]entry // record entries in append order, in fixed-size blocks (no regrowth copies)
+	nrecs  int       // entries in blocks
+	recs   []entry   // after the run: all entries, sorted
+	voffs  []uint64  // value resolution: first value entry of each of recs, in append order
+	vals   []uint64
+	keyBuf []uint64
+	keyAt  []int // frame start of each key field in the current record
+}
+
+func (e *Engine) newPartial(index int) *partial {
+	p := &partial{e: e, index: index, h: newHasher(e.ctx)}
+	if e.columns {
+		p.cols = make([]colAcc, len(e.ctx.c.schema.Fields))
+	}
+	p.keyAt = make([]int, len(e.keys))
+	return p
+}
+
+// process digests the records of one task. It allocates nothing per record at dataset
+// resolution; at record and value resolution only the amortized growth of its output.
+func (p *partial) process(t task) error {
+	e := p.e
+	b := t.ref.b
+	words := b.Words
+	pool := uint64(len(words))
+	ordered := p.h.ordered
+	fields := e.ctx.c.fields
+	wantRecs := e.opt.Resolution >= RecordResolution
+	wantVals := e.opt.Resolution == ValueResolution
+	keys := e.keys
+	for i := t.lo; i < t.hi; i++ {
+		fail := func(code Code, msg string, err error) error { return recordErr(t.batch, i, code, msg, err) }
+		off, n := b.Offsets[i], b.Lengths[i]
+		if off > pool || n > pool-off {
+			return fail(CodeRecord, "record slice leaves the word pool", nil)
+		}
+		rec := words[off : off+n : off+n]
+		if err := normalize.ValidateRecordWords(rec); err != nil {
+			return fail(CodeRecord, "", err)
+		}
+		pos := t.pos + uint64(i-t.lo)
+		if wantVals {
+			p.voffs = append(p.voffs, uint64(len(p.vals)/ValueStride))
+		}
+		ki := 0
+		for f := 3; f < len(rec); {
+			id, tag, end := rec[f], rec[f+1], f+3+int(rec[f+2])
+			x := fields.index(id)
+			if x < 0 {
+				return fail(CodeSchemaMismatch, "field "+uitoa(id)+" is not in the schema", nil)
+			}
+			if fields.tags[x]&(1<<tag) == 0 {
+				return fail(CodeSchemaMismatch, "field "+uitoa(id)+" has a type code its schema type does not admit", nil)
+			}
+			if p.cols != nil {
+				d := p.h.digest(ordered, pos, rec[f:end])
+				c := &p.cols[x]
+				c.count++
+				c.lanes[0] += d.Lo
+				c.lanes[1] += d.Hi
+				if wantVals {
+					p.vals = append(p.vals, id, d.Lo, d.Hi)
+				}
+			}
+			if ki < len(keys) {
+				if keys[ki] < id {
+					return fail(CodeKeyField, "record lacks key field "+uitoa(keys[ki]), nil)
+				}
+				if keys[ki] == id {
+					p.keyAt[ki] = f
+					ki++
+				}
+			}
+			f = end
+		}
+		if ki < len(keys) {
+			return fail(CodeKeyField, "record lacks key field "+uitoa(keys[ki]), nil)
+		}
+		d := p.h.record(pos, rec)
+		p.count++
+		p.lanes[0] += d.Lo
+		p.lanes[1] += d.Hi
+		if wantRecs {
+			p.addEntry(entry{key: p.key(rec, d), rec: d, ref: uint64(p.index)<<refShift | uint64(p.nrecs)})
+		}
+	}
+	return nil
+}
+
+const blockEntries = 1 << 14
+
+func (p *partial) addEntry(en entry) {
+	if p.nrecs%blockEntries == 0 {
+		p.blocks = append(p.blocks, make([]entry, 0, blockEntries))
+	}
+	last := &p.blocks[len(p.blocks)-1]
+	*last = append(*last, en)
+	p.nrecs++
+}
+
+// recordErr is the error of record i of batch bi.
+func recordErr(bi, i int, code Code, msg string, err error) error {
+	x := wrapErr("run", code, msg, err)
+	x.Batch, x.Record = bi, i
+	return x
+}
+
+// key returns the key digest of rec: the digest (never positional) of the record projected
+// onto the key fields, [1, 2, k, key frames...]; with no key fields, of the whole record.
+// d is rec's record digest, reused when it already is the key digest.
+func (p *partial) key(rec []uint64, d Digest) Digest {
+	keys := p.e.keys
+	if len(keys) == 0 {
+		if !p.h.ordered {
+			return d
+		}
+		return p.h.digest(false, 0, rec)
+	}
+	kb := append(p.keyBuf[:0], normalize.WireVersion, normalize.RecordDomain, uint64(len(keys)))
+	for _, f := range p.keyAt {
+		kb = append(kb, rec[f:f+3+int(rec[f+2])]...)
+	}
+	p.keyBuf = kb
+	return p.h.digest(false, 0, kb)
+}
+
+// merge sums the partial states and merges the sorted record entries. Sums commute, and
+// the entries are totally ordered by their words, so the result does not depend on how
+// records were spread over workers.
+func (e *Engine) merge(parts []*partial) *Result {
+	r := &Result{State: NewState(e.ctx)}
+	for _, p := range parts {
+		r.State.count += p.count
+		for i := range p.lanes {
+			r.State.lanes[i] += p.lanes[i]
+		}
+	}
+	if e.columns {
+		fields := e.ctx.c.schema.Fields
+		r.Columns = make([]ColumnState, len(fields))
+		for x, f := range fields {
+			s := NewState(e.ctx)
+			for _, p := range parts {
+				c := &p.cols[x]
+				s.count += c.count
+				for i := range c.lanes {
+					s.lanes[i] += c.lanes[i]
+				}
+			}
+			r.Columns[x] = ColumnState{Field: f.ID, State: s}
+		}
+	}
+	if e.opt.Resolution < RecordResolution {
+		return r
+	}
+	total, nvals := 0, 0
+	for _, p := range parts {
+		total += len(p.recs)
+		nvals += len(p.vals)
+	}
+	r.Records = make([]uint64, 0, total*RecordStride)
+	wantVals := e.opt.Resolution == ValueResolution
+	if wantVals {
+		r.Values = make([]uint64, 0, nvals)
+		r.ValueOffsets = make([]uint64, 1, total+1)
+	}
+	// k-way merge of the per-worker sorted entries; k is small, so a linear scan of heads.
+	heads := make([]int, len(parts))
+	for range total {
+		best := -1
+		for w, p := range parts {
+			if heads[w] < len(p.recs) && (best < 0 || compareEntries(p.recs[heads[w]], parts[best].recs[heads[best]]) < 0) {
+				best = w
+			}
+		}
+		en := parts[best].recs[heads[best]]
+		heads[best]++
+		r.Records = append(r.Records, en.key.Lo, en.key.Hi, en.rec.Lo, en.rec.Hi)
+		if wantVals {
+			p := parts[en.ref>>refShift]
+			j := en.ref & (1<<refShift - 1)
+			r.Values = append(r.Values, p.vals[p.voffs[j]*ValueStride:p.voffs[j+1]*ValueStride]...)
+			r.ValueOffsets = append(r.ValueOffsets, uint64(len(r.Values)/ValueStride))
+		}
+	}
+	return r
+}

@@ -1,0 +1,205 @@
+package fingerprint
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"iter"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/pipewhy/pipewhy/normalize"
+	"github.com/zeebo/xxh3"
+)
+
+// strictID is the C2 strict-v1 profile identity, computed here from the formula of
+// ../shared/contracts/typed-values-json.md, not by any package under test.
+var strictID = func() string {
+	sum := sha256.Sum256([]byte(`{"domain":"pipewhy.normalization","profile":"strict-v1","wire_version":1}`))
+	return "pipewhy.normalization/strict-v1/wire-1/sha256:" + hex.EncodeToString(sum[:])
+}()
+
+// otherProfileID is a well-formed identity of another profile (for foreign-profile tests).
+var otherProfileID = func() string {
+	sum := sha256.Sum256([]byte(`{"domain":"pipewhy.normalization","profile":"logical-v1","unicode_version":"15.0.0","wire_version":1}`))
+	return "pipewhy.normalization/logical-v1/wire-1/unicode-15.0.0/sha256:" + hex.EncodeToString(sum[:])
+}()
+
+// testSchema covers every value type; field ids are sparse on purpose.
+var testSchema = SchemaDescriptor{
+	RenamePolicy: RenameKeepsIdentity,
+	Fields: []SchemaField{
+		{ID: 1, Name: "id", Type: TypeInt, Source: "parquet:int64"},
+		{ID: 2, Name: "flag", Type: TypeBool},
+		{ID: 5, Name: "ratio", Type: TypeFloat64},
+		{ID: 7, Name: "name", Type: TypeText},
+		{ID: 8, Name: "blob", Type: TypeBytes},
+		{ID: 10, Name: "amount", Type: TypeDecimal},
+		{ID: 11, Name: "at", Type: TypeTimestamp},
+		{ID: 40, Name: "json", Type: TypeAny},
+	},
+}
+
+func mustContext(t testing.TB, alg Algorithm, mode Mode) Context {
+	t.Helper()
+	c, err := NewContext(alg, strictID, testSchema, mode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// rec frames fields ([id, tag, n, payload...] each, ids ascending) as a C2 record.
+func rec(frames ...[]uint64) []uint64 {
+	w := []uint64{1, 2, uint64(len(frames))}
+	for _, f := range frames {
+		w = append(w, f...)
+	}
+	return w
+}
+
+func frame(id uint64, tag normalize.TypeCode, payload ...uint64) []uint64 {
+	return append([]uint64{id, uint64(tag), uint64(len(payload))}, payload...)
+}
+
+// packed returns the C2 text/bytes payload of b: [len, packed little-endian words].
+func packed(b []byte) []uint64 {
+	w := []uint64{uint64(len(b))}
+	for i := 0; i < len(b); i += 8 {
+		var x [8]byte
+		copy(x[:], b[i:])
+		w = append(w, binary.LittleEndian.Uint64(x[:]))
+	}
+	return w
+}
+
+func randBytes(r *rand.Rand, max int) []byte {
+	b := make([]byte, r.IntN(max+1))
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+// randValue returns a random frame for field f, of a type its schema type admits
+// (sometimes MISSING or NULL), with a structurally valid C2 payload.
+func randValue(r *rand.Rand, f SchemaField) []uint64 {
+	if r.IntN(10) == 0 {
+		return frame(f.ID, normalize.TypeCode(r.IntN(2)))
+	}
+	t := f.Type
+	if t == TypeAny {
+		t = []ValueType{TypeBool, TypeInt, TypeFloat64, TypeText, TypeBytes, TypeDecimal, TypeTimestamp}[r.IntN(7)]
+	}
+	small := func() uint64 { return uint64(r.IntN(4)) } // collisions of values on purpose
+	switch t {
+	case TypeBool:
+		return frame(f.ID, normalize.Bool, small()&1)
+	case TypeInt:
+		if r.IntN(2) == 0 {
+			return frame(f.ID, normalize.Int64, uint64(-1-int64(r.IntN(1000))))
+		}
+		return frame(f.ID, normalize.Uint64, r.Uint64()>>uint(r.IntN(64)))
+	case TypeFloat64:
+		return frame(f.ID, normalize.Float64, r.Uint64())
+	case TypeText:
+		return frame(f.ID, normalize.Text, packed([]byte("name-"+string(rune('a'+r.IntN(26)))+string(randBytes(r, 20))))...)
+	case TypeBytes:
+		return frame(f.ID, normalize.Bytes, packed(randBytes(r, 40))...)
+	case TypeDecimal:
+		cw := 1 + r.IntN(3)
+		p := []uint64{small() & 1, 0, small() & 1, small(), uint64(1 + r.IntN(40)), uint64(cw)}
+		for range cw {
+			p = append(p, r.Uint64())
+		}
+		return frame(f.ID, normalize.Decimal, p...)
+	case TypeTimestamp:
+		p := []uint64{uint64(1 + r.IntN(9999)), uint64(1 + r.IntN(12)), uint64(1 + r.IntN(28)), small(), small(), small(), uint64(r.IntN(1000000)), small() & 1, 2, uint64(3600000000)}
+		return frame(f.ID, normalize.Timestamp, append(p, packed([]byte("Europe/Berlin"[:r.IntN(14)]))...)...)
+	}
+	panic("bad type")
+}
+
+// randRecord returns a random record over a random subset of the schema's fields,
+// always including field 1 (the key field of the tests).
+func randRecord(r *rand.Rand) []uint64 {
+	var frames [][]uint64
+	for _, f := range testSchema.Fields {
+		if f.ID == 1 {
+			frames = append(frames, frame(1, normalize.Uint64, uint64(r.IntN(50))))
+			continue
+		}
+		if r.IntN(4) > 0 {
+			frames = append(frames, randValue(r, f))
+		}
+	}
+	return rec(frames...)
+}
+
+// batchOf packs records into a batch with a shuffled pool and unused words between
+// records, so physical pool order differs from logical order.
+func batchOf(r *rand.Rand, profile string, recs [][]uint64) *normalize.RecordBatch {
+	b := &normalize.RecordBatch{ProfileID: profile}
+	order := r.Perm(len(recs))
+	offs := make([]uint64, len(recs))
+	for _, i := range order {
+		if r.IntN(3) == 0 {
+			b.Words = append(b.Words, r.Uint64()) // unused pool word
+		}
+		offs[i] = uint64(len(b.Words))
+		b.Words = append(b.Words, recs[i]...)
+	}
+	for i, rw := range recs {
+		b.Offsets = append(b.Offsets, offs[i])
+		b.Lengths = append(b.Lengths, uint64(len(rw)))
+	}
+	return b
+}
+
+func seqOf(bs ...*normalize.RecordBatch) iter.Seq2[*normalize.RecordBatch, error] {
+	return func(yield func(*normalize.RecordBatch, error) bool) {
+		for _, b := range bs {
+			if !yield(b, nil) {
+				return
+			}
+		}
+	}
+}
+
+// refDigest is an independent reference of the contract's digest: it assembles the
+// message with encoding/binary and calls xxh3 / crypto/sha256 directly.
+func refDigest(c Context, alg Algorithm, positional bool, pos uint64, words []uint64) Digest {
+	key := c.Key()
+	msg := append([]byte(nil), key[:]...)
+	if positional {
+		msg = binary.LittleEndian.AppendUint64(msg, pos)
+	}
+	for _, w := range words {
+		msg = binary.LittleEndian.AppendUint64(msg, w)
+	}
+	switch alg {
+	case XXH3:
+		h := xxh3.Hash128(msg)
+		return Digest{Lo: h.Lo, Hi: h.Hi}
+	case SHA256:
+		s := sha256.Sum256(msg)
+		return Digest{Lo: binary.LittleEndian.Uint64(s[:8]), Hi: binary.LittleEndian.Uint64(s[8:16])}
+	}
+	panic("alg")
+}
+
+// requireTool returns the path of an external tool, or skips (fails under
+// PIPEWHY_REQUIRE_TOOLS=1, as CI sets it).
+func requireTool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("PIPEWHY_REQUIRE_TOOLS") == "1" {
+			t.Fatalf("%s is required (PIPEWHY_REQUIRE_TOOLS=1) but not installed: %v", name, err)
+		}
+		t.Skipf("%s not installed (Debian package xxhash); the independent XXH3 cross-check needs it: %v", name, err)
+	}
+	return p
+}
