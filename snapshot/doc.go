@@ -1,0 +1,149 @@
+// Package snapshot implements the PipeWhy snapshot contract C5 version 1.0: a local,
+// immutable, checksummed store of snapshots, each one explicitly versioned source
+// scope (its Metadata) and a set of named integer arrays. It is the Go form of the
+// contract's LocalSnapshotStore.
+//
+// # Layout
+//
+// A store is a directory on one local filesystem:
+//
+//	root/
+//	├── snapshots/                       published snapshots only, each complete
+//	│   └── <id>/                        32 lowercase hex, never a user path
+//	│       ├── intent.json              names <id>; written first, kept by the rename
+//	│       ├── array-<key>.bin          one per array: raw little-endian elements
+//	│       ├── manifest.json            canonical JSON, below
+//	│       └── complete.sha256          SHA-256 of manifest.json: 64 hex + "\n"
+//	└── staging/
+//	     └── <id>-<16 hex>/               one attempt; the same files while being written
+//
+// Array keys match [a-z][a-z0-9_]{0,63}; the file of key k is "array-k.bin", which
+// avoids case and path aliasing and Windows reserved base names. A payload is exactly
+// count × width bytes, the elements in little-endian order, with no header and no
+// padding. The dtypes are int8, int16, int32, int64, uint8, uint16, uint32 and uint64.
+// intent.json is {"format":"pipewhy.snapshot.intent","snapshot_id":"<id>","version":1}.
+// Published directories hold exactly the files above: anything missing or extra is an
+// integrity failure.
+//
+// # Manifest
+//
+// manifest.json is UTF-8 JSON in canonical form: keys sorted by code point, no
+// whitespace, characters outside ASCII written as themselves (never \u escapes, and
+// no HTML escaping of <, > and &), only '"', '\\' and control characters escaped (as
+// \b \f \n \r \t or \u00xx, lowercase hex), no NaN or infinities, no trailing newline;
+// exactly Python's json.dumps(sort_keys=True, separators=(",", ":"),
+// ensure_ascii=False, allow_nan=False). Every field set is exact. Shown here indented
+// and in schema order for reading:
+//
+//	{
+//	  "format": "pipewhy.snapshot",          string, exactly this
+//	  "version": 1,                          JSON integer, exactly 1
+//	  "array_schema_version": "1.0",         string: C1 array schema 1.0
+//	  "snapshot": {
+//	     "snapshot_id": "<32 hex>",
+//	     "parent_id": null | "<32 hex>",      a published snapshot, never snapshot_id
+//	     "source_namespace": "…",             nonempty UTF-8 strings
+//	     "source_version": "…",
+//	     "source_consistency": "…",
+//	     "scope": "…",
+//	     "started_at_ns": "<uint64>",         decimal strings, Unix epoch ns,
+//	     "finished_at_ns": "<uint64>",        finished >= started
+//	     "resolution": "dataset" | "record" | "value",
+//	     "coverage": {
+//	       "status": "COMPLETE" | "PARTIAL" | "UNAVAILABLE",
+//	       "expected_records": null | "<uint64>",   null is unknown, distinct from "0"
+//	       "returned_records": "<uint64>",
+//	       "failure_reasons": ["…", …]              nonempty UTF-8 strings
+//	     },
+//	     "fingerprint_context": {
+//	       "algorithm_name": "…", "algorithm_id": "…", "context_id": "…",
+//	       "profile_id": "…", "source_schema_id": "…", "mode": "…"   nonempty UTF-8
+//	     }
+//	  },
+//	  "arrays": {
+//	     "<key>": {
+//	       "file": "array-<key>.bin",
+//	       "dtype": "int8" | … | "uint64",
+//	       "count": "<uint64>",
+//	       "byte_length": "<uint64>",           count × dtype width
+//	       "endianness": "little",
+//	       "sha256": "<64 hex>"                 of the payload's exact bytes
+//	     }
+//	  }
+//	}
+//
+// A <uint64> is a decimal string without sign or leading zeros, at most 2^64-1; only
+// "version" is a JSON number. Coverage rules: COMPLETE needs a known expected count
+// equal to returned and no failure reasons; PARTIAL needs failure reasons and, when
+// expected is known, returned <= expected; UNAVAILABLE needs failure reasons and
+// returned = 0. Readers reject, before using anything: invalid UTF-8, malformed JSON,
+// duplicate keys, unknown or missing fields, a JSON type other than the one above
+// (no bool, float or number-for-string coercion), malformed IDs, hashes or decimal
+// strings, unsupported format, version, array schema version, dtype or endianness,
+// metadata that breaks a rule above, and any manifest that is not byte-for-byte the
+// canonical encoding of what it decodes to.
+//
+// # Publication
+//
+// Publish follows the PW-07.04 state machine; phases are those InspectIncomplete
+// reports for an attempt left in staging:
+//
+//	(1) validate metadata, keys, arrays, fingerprint context    → nothing written yet
+//	    and parent; reject an already published ID
+//	(2) mkdir staging/<id>-<random>, fsync staging/;            → UNAVAILABLE or INVALID
+//	    write + fsync intent.json                                 (until intent.json is whole)
+//	(3) write + fsync each array-<key>.bin, then manifest.json  → STAGING
+//	(4) read back and validate manifest and every payload;
+//	    write + fsync complete.sha256, fsync the attempt dir    → VALIDATED
+//	(5) validate the complete package; rename the attempt to
+//	    snapshots/<id> without replacing anything (renameat2
+//	    RENAME_NOREPLACE on Linux); fsync snapshots/, staging/  → published
+//
+// An attempt whose bytes fail validation is INVALID. Only the rename makes a snapshot
+// visible, so readers never see a partial snapshot, and no reader follows staging
+// paths. A failure before the rename returns an error naming the kept attempt; nothing
+// is retried or deleted, and a retry makes a new attempt. A failure after the rename
+// (a directory fsync) returns ErrCommitUncertain: the snapshot may be published and
+// durable or not; inspect the exact ID before any new action, and never overwrite it.
+// Of concurrent writers of one ID, at most one publishes; the others get an error
+// matching fs.ErrExist and their attempts stay in staging, VALIDATED.
+//
+// # Reading
+//
+// Open and Verify check, in order: complete.sha256 is 64 lowercase hex and a newline;
+// manifest.json hashes to it; the manifest decodes as above and names the directory's
+// ID; Options.VerifyContext accepts the fingerprint context; the directory holds
+// exactly intent.json (naming the ID), the manifest, the marker and the manifest's
+// payloads, all regular files; each payload's size equals its byte_length; each
+// payload's SHA-256 matches. Open returns owned copies: Arrays are immutable and
+// Metadata is a fresh copy. List does the same for every published snapshot and fails
+// as a whole on the first bad one. InspectIncomplete only reads.
+//
+// # Guarantees and non-guarantees
+//
+// Guaranteed, on a local filesystem with atomic directory rename: a published
+// snapshot is never modified or replaced by this package; a process killed at any
+// point leaves either no snapshot or a complete one, plus inspectable attempts; files
+// are fsynced before the rename and directories after it on POSIX. Checksums detect
+// accidental corruption; they do not authenticate: someone who can rewrite a payload,
+// the manifest and complete.sha256 together is not detected. Not claimed: durability
+// across power loss or machine failure (not qualified), remote or network
+// filesystems, cross-filesystem renames (they fail), adversarial concurrent mutation
+// of the store, and on Windows any directory-fsync durability (there is no standard
+// equivalent; only process interruption and visibility are covered). Inspection is
+// advisory under concurrent publication. Retention is retain-all: there is no
+// deletion, pruning, promotion of staged attempts or recovery rewrite; cleanup needs
+// an explicit policy later. A child snapshot records its parent ID but opening it
+// never needs the parent. The store is memory-resident: Open reads whole payloads
+// into memory; no streaming or mmap behaviour is claimed. The store checks metadata
+// consistency, not source truth: C1 table validators and C3 state checks
+// (FingerprintState from words) remain the consumer's job after Open.
+//
+// # Errors
+//
+// Stored bytes that fail a check give a *StorageIntegrityError whose Path names the
+// file (never an empty result). Everything else is an *Error with a stable Code, the
+// operation, the path and the field: a missing ID matches fs.ErrNotExist, an already
+// published ID fs.ErrExist, invalid caller input ErrInvalid, and a failure after the
+// rename ErrCommitUncertain. Messages never include metadata or array values.
+package snapshot

@@ -1,0 +1,367 @@
+package snapshot
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Snapshot is an opened snapshot: its metadata and its arrays. Both are owned copies:
+// changing them changes nothing stored, and Array values cannot be changed at all.
+type Snapshot struct {
+	Metadata Metadata
+	Arrays   map[string]Array
+}
+
+// Keys returns the array keys in sorted order.
+func (s *Snapshot) Keys() []string {
+	keys := make([]string, 0, len(s.Arrays))
+	for k := range s.Arrays {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Open validates the published snapshot id completely (marker, manifest, inventory,
+// sizes, checksums, fingerprint context) and returns it with its arrays in memory. A
+// missing ID gives an error matching fs.ErrNotExist; failed validation gives a
+// *StorageIntegrityError naming the file. Opening never needs the parent.
+func (s *Store) Open(id ID) (*Snapshot, error) {
+	dir, err := s.published(id, "open")
+	if err != nil {
+		return nil, err
+	}
+	m, arrays, err := s.check(dir, id, checkLoad)
+	if err != nil {
+		return nil, opErr(err, "open")
+	}
+	return &Snapshot{Metadata: m.Meta.clone(), Arrays: arrays}, nil
+}
+
+// Verify validates the published snapshot id exactly as Open does, streaming the
+// payloads through SHA-256 instead of keeping them.
+func (s *Store) Verify(id ID) error {
+	dir, err := s.published(id, "verify")
+	if err != nil {
+		return err
+	}
+	_, _, err = s.check(dir, id, checkSums)
+	return opErr(err, "verify")
+}
+
+// Stat validates the published snapshot id as Verify does and returns its metadata and
+// its array inventory (key, dtype, count), without keeping the payloads.
+func (s *Store) Stat(id ID) (Metadata, []ArrayInfo, error) {
+	dir, err := s.published(id, "stat")
+	if err != nil {
+		return Metadata{}, nil, err
+	}
+	m, _, err := s.check(dir, id, checkSums)
+	if err != nil {
+		return Metadata{}, nil, opErr(err, "stat")
+	}
+	return m.Meta.clone(), m.inventory(), nil
+}
+
+// ArrayInfo describes one stored array.
+type ArrayInfo struct {
+	Key        string
+	File       string
+	DType      DType
+	Count      uint64
+	ByteLength uint64
+	SHA256     string // 64 lowercase hexadecimal characters
+}
+
+func (m *manifest) inventory() []ArrayInfo {
+	out := make([]ArrayInfo, 0, len(m.Entries))
+	for k, e := range m.Entries {
+		out = append(out, ArrayInfo{Key: k, File: e.File, DType: e.DType, Count: e.Count,
+			ByteLength: e.ByteLength, SHA256: hex.EncodeToString(e.SHA256[:])})
+	}
+	slices.SortFunc(out, func(a, b ArrayInfo) int { return strings.Compare(a.Key, b.Key) })
+	return out
+}
+
+// List validates every published snapshot (as Verify does) and returns their metadata
+// ordered by finish time, then ID. Any corrupt package, or any entry of root/snapshots
+// that is not a snapshot directory, fails the whole listing visibly: a corrupt snapshot
+// never silently disappears. A store with nothing published lists nothing.
+func (s *Store) List() ([]Metadata, error) {
+	dir := filepath.Join(s.root, snapshotsDir)
+	ents, err := s.fs.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &Error{Code: CodeIO, Op: "list", Path: dir, Err: err}
+	}
+	var out []Metadata
+	for _, de := range ents {
+		p := filepath.Join(dir, de.Name())
+		id, err := ParseID(de.Name())
+		if err != nil || !de.IsDir() {
+			return nil, &StorageIntegrityError{Path: p, Reason: "unexpected entry in the snapshots directory"}
+		}
+		m, _, err := s.check(p, id, checkSums)
+		if err != nil {
+			return nil, opErr(err, "list")
+		}
+		out = append(out, m.Meta.clone())
+	}
+	slices.SortFunc(out, func(a, b Metadata) int {
+		if a.FinishedAtNs != b.FinishedAtNs {
+			if a.FinishedAtNs < b.FinishedAtNs {
+				return -1
+			}
+			return 1
+		}
+		return bytes.Compare(a.ID[:], b.ID[:])
+	})
+	return out, nil
+}
+
+// published returns the directory of published id, or an error matching fs.ErrNotExist.
+func (s *Store) published(id ID, op string) (string, error) {
+	dir := s.Path(id)
+	fi, err := s.fs.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", &Error{Code: CodeNotFound, Op: op, Path: dir, Msg: "no published snapshot has this ID", Err: err}
+	}
+	if err != nil {
+		return "", &Error{Code: CodeIO, Op: op, Path: dir, Err: err}
+	}
+	if !fi.IsDir() {
+		return "", &StorageIntegrityError{Path: dir, Reason: "not a directory"}
+	}
+	return dir, nil
+}
+
+type checkLevel int
+
+const (
+	checkStructure checkLevel = iota // marker, manifest, exact inventory, file sizes
+	checkSums                        // and every payload's SHA-256, streamed
+	checkLoad                        // and the payloads read into owned Arrays
+)
+
+// check validates the package in dir, which must hold snapshot id. Staged and published
+// packages are the same directory (publication renames it), so both hold intent.json.
+func (s *Store) check(dir string, id ID, level checkLevel) (*manifest, map[string]Array, error) {
+	ents, err := s.fs.ReadDir(dir)
+	if err != nil {
+		return nil, nil, &Error{Code: CodeIO, Path: dir, Err: err}
+	}
+	files := make(map[string]fs.DirEntry, len(ents))
+	for _, de := range ents {
+		files[de.Name()] = de
+	}
+	markerPath := filepath.Join(dir, markerName)
+	manPath := filepath.Join(dir, manifestName)
+	for _, p := range []string{markerPath, manPath} {
+		if _, ok := files[filepath.Base(p)]; !ok {
+			return nil, nil, &StorageIntegrityError{Path: p, Reason: "missing"}
+		}
+	}
+	marker, err := s.readSmall(markerPath, 65)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(marker) != 65 || marker[64] != '\n' || !isLowerHex(string(marker[:64]), 64) {
+		return nil, nil, &StorageIntegrityError{Path: markerPath, Reason: "not 64 lowercase hexadecimal characters and a newline"}
+	}
+	man, err := s.readSmall(manPath, s.opts.MaxManifestBytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sum := sha256.Sum256(man); hex.EncodeToString(sum[:]) != string(marker[:64]) {
+		return nil, nil, &StorageIntegrityError{Path: manPath, Reason: "SHA-256 does not match " + markerName}
+	}
+	m, err := decodeManifest(man)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) && e.Code == CodeUnsupported {
+			e.Path = manPath
+			return nil, nil, err
+		}
+		return nil, nil, &StorageIntegrityError{Path: manPath, Reason: "invalid manifest", Err: err}
+	}
+	if m.Meta.ID != id {
+		return nil, nil, &StorageIntegrityError{Path: manPath, Reason: "snapshot_id does not match the directory"}
+	}
+	// Readers check the fingerprint context; the structural checks of a parent (whose
+	// historical context may differ and stays explicit) and of a package being
+	// published (already checked in phase 1) do not.
+	if s.opts.VerifyContext != nil && level != checkStructure {
+		if err := s.opts.VerifyContext(m.Meta.Fingerprint); err != nil {
+			return nil, nil, &Error{Code: CodeContext, Path: manPath, Field: "snapshot.fingerprint_context", Msg: "fingerprint context rejected", Err: err}
+		}
+	}
+	// Exact inventory: nothing missing, nothing extra, only regular files.
+	want := map[string]bool{markerName: true, manifestName: true, intentName: true}
+	for _, e := range m.Entries {
+		want[e.File] = true
+	}
+	for name := range want {
+		if _, ok := files[name]; !ok {
+			return nil, nil, &StorageIntegrityError{Path: filepath.Join(dir, name), Reason: "missing"}
+		}
+	}
+	for _, de := range ents {
+		p := filepath.Join(dir, de.Name())
+		if !want[de.Name()] {
+			return nil, nil, &StorageIntegrityError{Path: p, Reason: "unexpected file"}
+		}
+		if !de.Type().IsRegular() {
+			return nil, nil, &StorageIntegrityError{Path: p, Reason: "not a regular file"}
+		}
+	}
+	{
+		ip := filepath.Join(dir, intentName)
+		b, err := s.readSmall(ip, 256)
+		if err != nil {
+			return nil, nil, err
+		}
+		if iid, err := decodeIntent(b); err != nil {
+			return nil, nil, &StorageIntegrityError{Path: ip, Reason: "invalid intent", Err: err}
+		} else if iid != id {
+			return nil, nil, &StorageIntegrityError{Path: ip, Reason: "intent names another snapshot ID"}
+		}
+	}
+	keys := make([]string, 0, len(m.Entries))
+	for k := range m.Entries {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	// Sizes first: cheap, and they bound every allocation below.
+	for _, k := range keys {
+		e := m.Entries[k]
+		p := filepath.Join(dir, e.File)
+		fi, err := s.fs.Lstat(p)
+		if err != nil {
+			return nil, nil, &Error{Code: CodeIO, Path: p, Err: err}
+		}
+		if !fi.Mode().IsRegular() || fi.Size() < 0 || uint64(fi.Size()) != e.ByteLength {
+			return nil, nil, &StorageIntegrityError{Path: p, Reason: "file size does not match the manifest byte_length"}
+		}
+	}
+	if level == checkStructure {
+		return m, nil, nil
+	}
+	var arrays map[string]Array
+	if level == checkLoad {
+		arrays = make(map[string]Array, len(keys))
+	}
+	for _, k := range keys {
+		e := m.Entries[k]
+		p := filepath.Join(dir, e.File)
+		data, sum, err := s.hashFile(p, e.ByteLength, level == checkLoad)
+		if err != nil {
+			return nil, nil, err
+		}
+		if sum != e.SHA256 {
+			return nil, nil, &StorageIntegrityError{Path: p, Reason: "SHA-256 does not match the manifest"}
+		}
+		if arrays != nil {
+			arrays[k] = Array{dtype: e.DType, data: data}
+		}
+	}
+	return m, arrays, nil
+}
+
+// checkStaged is phase 4 of Publish: the staged manifest and payloads read back equal
+// what was meant to be written.
+func (s *Store) checkStaged(dir string, m *manifest, man []byte) error {
+	manPath := filepath.Join(dir, manifestName)
+	got, err := s.readSmall(manPath, int64(len(man)))
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(got, man) {
+		return &StorageIntegrityError{Path: manPath, Reason: "staged manifest differs from the one written"}
+	}
+	if _, err := decodeManifest(got); err != nil {
+		return &StorageIntegrityError{Path: manPath, Reason: "invalid manifest", Err: err}
+	}
+	for _, e := range m.Entries {
+		p := filepath.Join(dir, e.File)
+		_, sum, err := s.hashFile(p, e.ByteLength, false)
+		if err != nil {
+			return err
+		}
+		if sum != e.SHA256 {
+			return &StorageIntegrityError{Path: p, Reason: "staged payload SHA-256 does not match"}
+		}
+	}
+	return nil
+}
+
+// readSmall reads a whole file of at most max bytes.
+func (s *Store) readSmall(path string, max int64) ([]byte, error) {
+	f, err := s.fs.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &StorageIntegrityError{Path: path, Reason: "missing", Err: err}
+		}
+		return nil, &Error{Code: CodeIO, Path: path, Err: err}
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, &Error{Code: CodeIO, Path: path, Err: err}
+	}
+	if int64(len(b)) > max {
+		return nil, &StorageIntegrityError{Path: path, Reason: "file is larger than allowed"}
+	}
+	return b, nil
+}
+
+// hashFile streams path through SHA-256, checking it holds exactly n bytes; with keep it
+// also returns the bytes.
+func (s *Store) hashFile(path string, n uint64, keep bool) ([]byte, [32]byte, error) {
+	var sum [32]byte
+	f, err := s.fs.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, sum, &StorageIntegrityError{Path: path, Reason: "missing", Err: err}
+		}
+		return nil, sum, &Error{Code: CodeIO, Path: path, Err: err}
+	}
+	defer f.Close()
+	h := sha256.New()
+	var data []byte
+	var got int64
+	if keep {
+		if fi, err := f.Stat(); err != nil || fi.Size() != int64(n) {
+			return nil, sum, &StorageIntegrityError{Path: path, Reason: "file size does not match the manifest byte_length"}
+		}
+		data = make([]byte, n)
+		k, err := io.ReadFull(f, data)
+		if err != nil {
+			return nil, sum, &StorageIntegrityError{Path: path, Reason: "file is shorter than the manifest byte_length", Err: err}
+		}
+		h.Write(data)
+		got = int64(k)
+	} else {
+		got, err = io.CopyBuffer(h, io.LimitReader(f, int64(n)), make([]byte, 1<<20))
+		if err != nil {
+			return nil, sum, &Error{Code: CodeIO, Path: path, Err: err}
+		}
+	}
+	if uint64(got) != n {
+		return nil, sum, &StorageIntegrityError{Path: path, Reason: "file is shorter than the manifest byte_length"}
+	}
+	var one [1]byte
+	if k, _ := f.Read(one[:]); k != 0 {
+		return nil, sum, &StorageIntegrityError{Path: path, Reason: "file is longer than the manifest byte_length"}
+	}
+	h.Sum(sum[:0])
+	return data, sum, nil
+}

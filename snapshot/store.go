@@ -1,0 +1,290 @@
+package snapshot
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"slices"
+
+	"github.com/pipewhy/pipewhy/snapshot/vfs"
+)
+
+// DefaultMaxManifestBytes bounds the size of a manifest.json a reader accepts.
+const DefaultMaxManifestBytes = 16 << 20
+
+// Options configure a Store. The zero Options are valid.
+type Options struct {
+	// VerifyContext, when not nil, checks a fingerprint context against the exact
+	// current C3 context (for example that its identity resolves and matches). Publish
+	// calls it before writing anything; Open, Verify and List call it for every
+	// snapshot they return. A non-nil error rejects the snapshot with CodeContext.
+	VerifyContext func(FingerprintContext) error
+	// FS is the filesystem; nil means vfs.Default, the operating system's.
+	FS vfs.FS
+	// MaxManifestBytes bounds manifest.json; 0 means DefaultMaxManifestBytes.
+	MaxManifestBytes int64
+}
+
+// Validate reports options that cannot work.
+func (o *Options) Validate() error {
+	if o.MaxManifestBytes < 0 {
+		return &Error{Code: CodeBadStore, Op: "open", Field: "MaxManifestBytes", Msg: "must not be negative"}
+	}
+	return nil
+}
+
+// Store is a local immutable snapshot store (C5 LocalSnapshotStore) rooted at a
+// directory. It is safe for concurrent use by goroutines and by processes.
+type Store struct {
+	root string
+	fs   vfs.FS
+	opts Options
+}
+
+// Open returns the store rooted at root, which must be an existing directory. Open
+// changes nothing; Publish creates root/snapshots and root/staging when needed.
+func Open(root string, opts Options) (*Store, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.FS == nil {
+		opts.FS = vfs.Default
+	}
+	if opts.MaxManifestBytes == 0 {
+		opts.MaxManifestBytes = DefaultMaxManifestBytes
+	}
+	root = filepath.Clean(root)
+	fi, err := opts.FS.Lstat(root)
+	if err != nil {
+		return nil, &Error{Code: CodeBadStore, Op: "open", Path: root, Msg: "store root is not accessible", Err: err}
+	}
+	if !fi.IsDir() {
+		return nil, &Error{Code: CodeBadStore, Op: "open", Path: root, Msg: "store root is not a directory"}
+	}
+	for _, sub := range []string{snapshotsDir, stagingDir} {
+		p := filepath.Join(root, sub)
+		fi, err := opts.FS.Lstat(p)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, &Error{Code: CodeBadStore, Op: "open", Path: p, Msg: "store directory is not accessible", Err: err}
+		}
+		if err == nil && !fi.IsDir() {
+			return nil, &Error{Code: CodeBadStore, Op: "open", Path: p, Msg: "not a directory"}
+		}
+	}
+	return &Store{root: root, fs: opts.FS, opts: opts}, nil
+}
+
+const (
+	snapshotsDir = "snapshots"
+	stagingDir   = "staging"
+)
+
+// Root returns the store's root directory.
+func (s *Store) Root() string { return s.root }
+
+// Path returns the directory a published snapshot id lives in, root/snapshots/<id>.
+func (s *Store) Path(id ID) string { return filepath.Join(s.root, snapshotsDir, id.String()) }
+
+// Publish stores one immutable snapshot, following the PW-07.04 state machine:
+//
+//  1. validate metadata, array keys and dtypes, the fingerprint context
+//     (Options.VerifyContext) and the parent; reject an ID that is already published;
+//  2. create a unique attempt directory root/staging/<id>-<random> holding intent.json;
+//  3. write, flush and fsync every payload and the canonical manifest.json;
+//  4. read back and validate every staged payload and the manifest, then write and
+//     fsync complete.sha256 and the attempt directory;
+//  5. validate the complete staged package, rename the whole directory to
+//     root/snapshots/<id> without ever replacing an existing entry, then fsync
+//     root/snapshots and root/staging.
+//
+// The arrays are immutable Array values, so nothing the caller does after Publish (or
+// during it) changes what is stored. An error before the rename leaves the attempt in
+// root/staging for InspectIncomplete and nothing published; Publish never retries and
+// never deletes. Losing a race to another writer of the same ID gives an error matching
+// fs.ErrExist. An error after the rename matches ErrCommitUncertain: the snapshot may be
+// published and may not be durable; inspect the ID before any new action.
+func (s *Store) Publish(ctx context.Context, md Metadata, arrays map[string]Array) error {
+	md = md.clone()
+	// Phase 1: validate everything before touching the filesystem.
+	if err := md.Validate(); err != nil {
+		return opErr(err, "publish")
+	}
+	if s.opts.VerifyContext != nil {
+		if err := s.opts.VerifyContext(md.Fingerprint); err != nil {
+			return &Error{Code: CodeContext, Op: "publish", Field: "fingerprint_context", Msg: "fingerprint context rejected", Err: err}
+		}
+	}
+	keys := make([]string, 0, len(arrays))
+	m := manifest{Meta: md, Entries: make(map[string]entry, len(arrays))}
+	for key, a := range arrays {
+		if !ValidKey(key) {
+			return &Error{Code: CodeInvalidArray, Op: "publish", Field: "arrays", Msg: "array key does not match [a-z][a-z0-9_]{0,63}"}
+		}
+		if !a.dtype.valid() {
+			return &Error{Code: CodeInvalidArray, Op: "publish", Field: "arrays." + key, Msg: "the zero Array has no dtype"}
+		}
+		keys = append(keys, key)
+		m.Entries[key] = entry{File: arrayFile(key), DType: a.dtype, Count: uint64(a.Len()),
+			ByteLength: uint64(len(a.data)), SHA256: sha256.Sum256(a.data)}
+	}
+	slices.Sort(keys)
+	if md.Parent != nil {
+		if _, _, err := s.check(s.Path(*md.Parent), *md.Parent, checkStructure); err != nil {
+			return &Error{Code: CodeParent, Op: "publish", Field: "parent_id", Msg: "parent is not a complete published snapshot", Err: err}
+		}
+	}
+	final := s.Path(md.ID)
+	if _, err := s.fs.Lstat(final); err == nil {
+		return &Error{Code: CodeExists, Op: "publish", Path: final, Msg: "snapshot ID is already published"}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return &Error{Code: CodeIO, Op: "publish", Path: final, Err: err}
+	}
+	if err := ctx.Err(); err != nil {
+		return &Error{Code: CodeCanceled, Op: "publish", Err: err}
+	}
+
+	// Phase 2: a unique attempt with its intent.
+	if err := s.ensureDirs(); err != nil {
+		return err
+	}
+	attempt, err := s.newAttempt(md.ID)
+	if err != nil {
+		return err
+	}
+	fail := func(err error) error {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return &Error{Code: CodeCanceled, Op: "publish", Path: attempt, Msg: "attempt kept for inspection", Err: err}
+		}
+		var ie *StorageIntegrityError
+		if errors.As(err, &ie) {
+			return err
+		}
+		return &Error{Code: CodeIO, Op: "publish", Path: attempt, Msg: "attempt kept for inspection", Err: err}
+	}
+	if err := s.writeFile(filepath.Join(attempt, intentName), encodeIntent(md.ID)); err != nil {
+		return fail(err)
+	}
+
+	// Phase 3: payloads and manifest.
+	for _, key := range keys {
+		if err := ctx.Err(); err != nil {
+			return fail(err)
+		}
+		if err := s.writeFile(filepath.Join(attempt, arrayFile(key)), arrays[key].data); err != nil {
+			return fail(err)
+		}
+	}
+	man := m.encode()
+	if err := s.writeFile(filepath.Join(attempt, manifestName), man); err != nil {
+		return fail(err)
+	}
+
+	// Phase 4: validate what was staged, then the completion marker.
+	if err := s.checkStaged(attempt, &m, man); err != nil {
+		return fail(err)
+	}
+	sum := sha256.Sum256(man)
+	marker := append([]byte(hex.EncodeToString(sum[:])), '\n')
+	if err := s.writeFile(filepath.Join(attempt, markerName), marker); err != nil {
+		return fail(err)
+	}
+	if err := s.fs.SyncDir(attempt); err != nil {
+		return fail(err)
+	}
+
+	// Phase 5: validate the complete package, then publish it by one rename.
+	if _, _, err := s.check(attempt, md.ID, checkStructure); err != nil {
+		return fail(err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
+	if err := s.fs.RenameNoReplace(attempt, final); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return &Error{Code: CodeExists, Op: "publish", Path: final,
+				Msg: "another writer published this snapshot ID first; this attempt is kept at " + attempt, Err: err}
+		}
+		return fail(err)
+	}
+	for _, dir := range []string{filepath.Join(s.root, snapshotsDir), filepath.Join(s.root, stagingDir)} {
+		if err := s.fs.SyncDir(dir); err != nil {
+			return &Error{Code: CodeCommitUncertain, Op: "publish", Path: final,
+				Msg: "the snapshot was renamed into place but its durability is uncertain; inspect this ID before any new action and never overwrite it", Err: err}
+		}
+	}
+	return nil
+}
+
+// ensureDirs creates root/snapshots and root/staging when missing and makes them durable.
+func (s *Store) ensureDirs() error {
+	created := false
+	for _, sub := range []string{snapshotsDir, stagingDir} {
+		p := filepath.Join(s.root, sub)
+		err := s.fs.Mkdir(p, 0o755)
+		if err == nil {
+			created = true
+			continue
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return &Error{Code: CodeIO, Op: "publish", Path: p, Err: err}
+		}
+		if fi, err := s.fs.Lstat(p); err != nil || !fi.IsDir() {
+			return &Error{Code: CodeBadStore, Op: "publish", Path: p, Msg: "not a directory", Err: err}
+		}
+	}
+	if created {
+		if err := s.fs.SyncDir(s.root); err != nil {
+			return &Error{Code: CodeIO, Op: "publish", Path: s.root, Err: err}
+		}
+	}
+	return nil
+}
+
+// newAttempt creates a fresh attempt directory, named by the snapshot ID and 64 random
+// bits; Mkdir's exclusivity makes it unique even against other processes.
+func (s *Store) newAttempt(id ID) (string, error) {
+	var err error
+	for range 8 {
+		var r [8]byte
+		rand.Read(r[:])
+		p := filepath.Join(s.root, stagingDir, id.String()+"-"+hex.EncodeToString(r[:]))
+		if err = s.fs.Mkdir(p, 0o755); err == nil {
+			if err = s.fs.SyncDir(filepath.Join(s.root, stagingDir)); err != nil {
+				return "", &Error{Code: CodeIO, Op: "publish", Path: p, Msg: "attempt kept for inspection", Err: err}
+			}
+			return p, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	return "", &Error{Code: CodeIO, Op: "publish", Path: filepath.Join(s.root, stagingDir), Msg: "cannot create a staging attempt", Err: err}
+}
+
+// writeFile creates path, writes data, fsyncs and closes it.
+func (s *Store) writeFile(path string, data []byte) error {
+	f, err := s.fs.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func opErr(err error, op string) error {
+	if e, ok := err.(*Error); ok {
+		e.Op = op
+	}
+	return err
+}
