@@ -1,0 +1,386 @@
+package source
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// lineLimitReader fails when one physical line exceeds max bytes, or when
+// more than max bytes (plus one read-ahead buffer) pass without a complete
+// record, so that neither a file without newlines nor an unterminated quote
+// can make encoding/csv buffer the whole file.
+type lineLimitReader struct {
+	r      io.Reader
+	max    int
+	cur    int // bytes in the current physical line
+	record int // bytes since the last reset (the last complete record)
+}
+
+const csvReadAhead = 1 << 16
+
+func (l *lineLimitReader) reset() { l.record = 0 }
+
+var errLineLimit = errors.New("line longer than MaxLineBytes")
+
+func (l *lineLimitReader) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	l.record += n
+	if l.record > l.max+csvReadAhead {
+		return 0, errLineLimit
+	}
+	for i := 0; i < n; {
+		j := bytes.IndexByte(p[i:n], '\n')
+		if j < 0 {
+			l.cur += n - i
+			break
+		}
+		l.cur += j
+		if l.cur > l.max {
+			return 0, errLineLimit
+		}
+		l.cur = 0
+		i += j + 1
+	}
+	if l.cur > l.max {
+		return 0, errLineLimit
+	}
+	return n, err
+}
+
+type csvSource struct {
+	a       Address
+	opts    Options
+	f       *os.File
+	before  fileState
+	r       *csv.Reader
+	lim     *lineLimitReader
+	header  []string
+	cols    []csvCol // one per header column
+	schema  *arrow.Schema
+	rb      *array.RecordBuilder
+	cells   []cell
+	ev      Evidence
+	t       tracker
+	stopErr error
+}
+
+type csvCol struct {
+	keep bool
+	out  int // index in the output schema
+	typ  colType
+}
+
+// newCSVReader positions a csv.Reader at the start of f, skipping a UTF-8
+// byte order mark.
+func newCSVReader(f *os.File, maxLine int) (*csv.Reader, *lineLimitReader, bool, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, nil, false, err
+	}
+	lim := &lineLimitReader{r: f, max: maxLine}
+	br := bufio.NewReaderSize(lim, csvReadAhead)
+	bom := false
+	if b, err := br.Peek(3); err == nil && bytes.Equal(b, []byte{0xEF, 0xBB, 0xBF}) {
+		br.Discard(3)
+		bom = true
+	}
+	r := csv.NewReader(br)
+	r.ReuseRecord = true
+	return r, lim, bom, nil
+}
+
+func openCSV(ctx context.Context, a Address, opts Options) (_ Source, err error) {
+	const op = "csv open"
+	f, st, version, err := openFile(op, a, opts)
+	if err != nil {
+		return nil, err
+	}
+	s := &csvSource{a: a, opts: opts, f: f, before: st}
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
+	r, lim, bom, err := newCSVReader(f, opts.MaxLineBytes)
+	if err != nil {
+		return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "seek failed", Err: err}
+	}
+	header, err := r.Read()
+	if err == io.EOF {
+		return nil, &Error{Code: CodeSchema, Op: op, Source: a.String(), Detail: "empty file: a header line is required"}
+	}
+	if err != nil {
+		return nil, csvFatal(op, a, err)
+	}
+	header = append([]string(nil), header...)
+	seen := map[string]bool{}
+	for i, h := range header {
+		if !utf8.ValidString(h) {
+			return nil, &Error{Code: CodeUTF8, Op: op, Source: a.String(), Detail: fmt.Sprintf("header column %d is not valid UTF-8", i+1)}
+		}
+		if h == "" {
+			return nil, &Error{Code: CodeSchema, Op: op, Source: a.String(), Detail: fmt.Sprintf("header column %d is empty", i+1)}
+		}
+		if seen[h] {
+			return nil, &Error{Code: CodeDuplicate, Op: op, Source: a.String(), Detail: fmt.Sprintf("header names column %q twice", h)}
+		}
+		seen[h] = true
+	}
+	keep, excluded, err := exclusion(op, a, header, opts.Exclude)
+	if err != nil {
+		return nil, err
+	}
+	s.header = header
+	s.cols = make([]csvCol, len(header))
+	text, _ := parseType("text")
+	mode := "schema=text"
+	switch {
+	case len(opts.Columns) > 0:
+		mode = "schema=explicit"
+		byName := map[string]colType{}
+		for _, c := range opts.Columns {
+			if !seen[c.Name] {
+				return nil, &Error{Code: CodeSchema, Op: op, Source: a.String(), Detail: fmt.Sprintf("schema column %q is not in the header", c.Name)}
+			}
+			byName[c.Name], _ = parseType(c.Type)
+		}
+		for i, h := range header {
+			t, ok := byName[h]
+			if !ok && keep[i] {
+				return nil, &Error{Code: CodeSchema, Op: op, Source: a.String(), Detail: fmt.Sprintf("header column %q has no type in the schema", h)}
+			}
+			s.cols[i].typ = t
+		}
+	case opts.Infer:
+		mode = "schema=inferred(full-scan)"
+		types, err := inferCSV(ctx, a, f, opts, len(header), keep)
+		if err != nil {
+			return nil, err
+		}
+		for i := range s.cols {
+			s.cols[i].typ = types[i]
+		}
+		if r, lim, _, err = newCSVReader(f, opts.MaxLineBytes); err != nil {
+			return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "seek failed", Err: err}
+		}
+		if _, err := r.Read(); err != nil {
+			return nil, csvFatal(op, a, err)
+		}
+	default:
+		for i := range s.cols {
+			s.cols[i].typ = text
+		}
+	}
+	var fields []arrow.Field
+	for i, h := range header {
+		s.cols[i].keep = keep[i]
+		if !keep[i] {
+			continue
+		}
+		s.cols[i].out = len(fields)
+		dt := s.cols[i].typ.arrowType()
+		fields = append(fields, arrow.Field{Name: h, Type: dt, Nullable: opts.Null != nil, Metadata: fieldMeta(s.cols[i].typ.spell, dt)})
+	}
+	s.r, s.lim = r, lim
+	s.schema = arrow.NewSchema(fields, nil)
+	s.rb = array.NewRecordBuilder(opts.Allocator, s.schema)
+	s.cells = make([]cell, len(header))
+	choices := []string{mode, nullChoice(opts.Null), "header=required", "delimiter=,"}
+	if bom {
+		choices = append(choices, "bom=stripped")
+	}
+	s.ev = Evidence{Adapter: KindCSV, Namespace: "file:" + a.Path, Version: version, Consistency: ConsistencyFileRead, Choices: choices, Excluded: excluded}
+	s.t.maxDetails = opts.MaxFailureDetails
+	return s, nil
+}
+
+func csvFatal(op string, a Address, err error) error {
+	if errors.Is(err, errLineLimit) {
+		return &Error{Code: CodeLimit, Op: op, Source: a.String(), Detail: "a line is longer than MaxLineBytes"}
+	}
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return &Error{Code: CodeCSVRow, Op: op, Source: a.String(), Detail: fmt.Sprintf("line %d: %v", pe.StartLine, pe.Err)}
+	}
+	return &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "read failed", Err: err}
+}
+
+// inferCSV reads every data record once and picks, per column, the first of
+// int64, uint64, bool that every non-null cell parses as, else text; a
+// column without any non-null cell is text.
+// Malformed records are ignored here; the reading pass counts them.
+func inferCSV(ctx context.Context, a Address, f *os.File, opts Options, n int, keep []bool) ([]colType, error) {
+	r, lim, _, err := newCSVReader(f, opts.MaxLineBytes)
+	if err != nil {
+		return nil, &Error{Code: CodeIO, Op: "csv infer", Source: a.String(), Detail: "seek failed", Err: err}
+	}
+	r.FieldsPerRecord = n
+	if _, err := r.Read(); err != nil {
+		return nil, csvFatal("csv infer", a, err)
+	}
+	cands := []colType{}
+	for _, s := range []string{"int64", "uint64", "bool", "text"} {
+		t, _ := parseType(s)
+		cands = append(cands, t)
+	}
+	state := make([]int, n) // index into cands
+	seen := make([]bool, n) // a non-null cell was seen
+	var scratch cell
+	for rows := 0; ; rows++ {
+		if rows%4096 == 0 && ctx.Err() != nil {
+			return nil, &Error{Code: CodeIncomplete, Op: "csv infer", Source: a.String(), Err: ctx.Err()}
+		}
+		rec, err := r.Read()
+		lim.reset()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				continue
+			}
+			return nil, csvFatal("csv infer", a, err)
+		}
+		for i, v := range rec {
+			if !keep[i] || (opts.Null != nil && v == *opts.Null) || !utf8.ValidString(v) {
+				continue
+			}
+			seen[i] = true
+			for state[i] < len(cands)-1 {
+				if code, _ := cands[state[i]].parseText(v, &scratch); code == "" {
+					break
+				}
+				state[i]++
+			}
+		}
+	}
+	out := make([]colType, n)
+	for i := range out {
+		out[i] = cands[state[i]]
+		if !seen[i] {
+			out[i] = cands[len(cands)-1] // no evidence for any type: text
+		}
+	}
+	return out, nil
+}
+
+func (s *csvSource) Schema() *arrow.Schema { return s.schema }
+
+func (s *csvSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if s.stopErr != nil {
+		return nil, s.stopErr
+	}
+	if s.t.done {
+		return nil, io.EOF
+	}
+	if err := ctx.Err(); err != nil {
+		s.stopErr = &Error{Code: CodeIncomplete, Op: "csv next", Source: s.a.String(), Detail: "cancelled", Err: err}
+		return nil, s.stopErr
+	}
+	rows := 0
+	for rows < s.opts.BatchSize {
+		rec, err := s.r.Read()
+		s.lim.reset()
+		if err == io.EOF {
+			s.finish()
+			break
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) && !errors.Is(err, errLineLimit) {
+				detail := pe.Err.Error()
+				if errors.Is(pe.Err, csv.ErrFieldCount) {
+					detail = fmt.Sprintf("record has %d fields, header has %d", len(rec), len(s.header))
+				}
+				s.t.fail(Failure{Code: CodeCSVRow, Line: uint64(pe.StartLine), Detail: detail}, true)
+				continue
+			}
+			s.t.fail(Failure{Code: CodeOf(csvFatal("", s.a, err)), Detail: "reading stopped: " + csvFatal("", s.a, err).(*Error).Detail}, false)
+			s.t.done, s.t.fatal = true, true
+			s.stopErr = csvFatal("csv next", s.a, err)
+			break
+		}
+		if s.parseRecord(rec) {
+			rows++
+			s.t.returned++
+		}
+	}
+	if rows == 0 {
+		if s.stopErr != nil {
+			return nil, s.stopErr
+		}
+		return nil, io.EOF
+	}
+	return newBatch(s.rb, rows), nil
+}
+
+// parseRecord stages every cell and appends the record only if all parse.
+func (s *csvSource) parseRecord(rec []string) bool {
+	line, _ := s.r.FieldPos(0)
+	for i, v := range rec {
+		col := &s.cols[i]
+		if !col.keep {
+			continue
+		}
+		c := &s.cells[i]
+		*c = cell{}
+		if !utf8.ValidString(v) {
+			s.t.fail(Failure{Code: CodeUTF8, Line: uint64(line), Column: s.header[i], Detail: "cell is not valid UTF-8"}, true)
+			return false
+		}
+		if s.opts.Null != nil && v == *s.opts.Null {
+			c.null = true
+			continue
+		}
+		if code, detail := col.typ.parseText(v, c); code != "" {
+			s.t.fail(Failure{Code: code, Line: uint64(line), Column: s.header[i], Detail: detail}, true)
+			return false
+		}
+	}
+	for i := range rec {
+		if col := &s.cols[i]; col.keep {
+			col.typ.appendCell(s.rb.Field(col.out), &s.cells[i])
+		}
+	}
+	return true
+}
+
+func (s *csvSource) finish() {
+	s.t.done = true
+	s.t.expected = s.t.returned + s.t.failedRecords
+	s.t.known = true
+	checkUnchanged(&s.t, s.f, s.before)
+}
+
+func (s *csvSource) Evidence() Evidence {
+	ev := s.ev
+	ev.Choices = append([]string(nil), ev.Choices...)
+	ev.Coverage = s.t.coverage()
+	return ev
+}
+
+func (s *csvSource) Close() error {
+	if s.rb != nil {
+		s.rb.Release()
+		s.rb = nil
+	}
+	if s.f == nil {
+		return nil
+	}
+	err := s.f.Close()
+	s.f = nil
+	if err != nil {
+		return &Error{Code: CodeIO, Op: "csv close", Source: s.a.String(), Err: err}
+	}
+	return nil
+}

@@ -1,0 +1,351 @@
+package source
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+)
+
+// openRead opens addr and drains it.
+func openRead(t *testing.T, addr string, opts Options) (*arrow.Schema, []arrow.Array, Evidence) {
+	t.Helper()
+	src, err := Open(context.Background(), addr, opts)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer src.Close()
+	cols, ev := readAll(t, src)
+	return src.Schema(), cols, ev
+}
+
+type wantFailure struct {
+	code   Code
+	line   uint64
+	column string
+}
+
+func checkFailures(t *testing.T, ev Evidence, want []wantFailure, secret string) {
+	t.Helper()
+	got := ev.Coverage.Failures
+	if len(got) != len(want) || ev.Coverage.FailureCount != uint64(len(want)) {
+		t.Fatalf("failures = %v, want %v", got, want)
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.Code != w.code || g.Line != w.line || g.Column != w.column {
+			t.Errorf("failure %d = %+v, want %+v", i, g, w)
+		}
+		if secret != "" && strings.Contains(g.String(), secret) {
+			t.Errorf("failure %q leaks the cell value %q", g.String(), secret)
+		}
+	}
+}
+
+func TestCSVDefaultText(t *testing.T) {
+	dir := t.TempDir()
+	// Every column is text; the empty cell is an empty string, not null.
+	p := writeFile(t, dir, "t.csv", []byte("a,b\n1,\n,x\n"))
+	sc, cols, ev := openRead(t, p, Options{})
+	for i := 0; i < 2; i++ {
+		f := sc.Field(i)
+		if f.Type.ID() != arrow.STRING || f.Nullable {
+			t.Fatalf("field %v: want non-nullable utf8", f)
+		}
+	}
+	a, b := cols[0].(*array.String), cols[1].(*array.String)
+	if a.Value(0) != "1" || a.Value(1) != "" || b.Value(0) != "" || b.Value(1) != "x" || a.NullN()+b.NullN() != 0 {
+		t.Fatalf("values %v %v", a, b)
+	}
+	if ev.Coverage.Status != StatusComplete || ev.Coverage.Expected != 2 {
+		t.Fatalf("coverage %+v", ev.Coverage)
+	}
+	if ev.Choices[0] != "schema=text" || ev.Choices[1] != "null=none" {
+		t.Fatalf("choices %v", ev.Choices)
+	}
+}
+
+func TestCSVHeaderOnly(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "h.csv", []byte("a,b\n"))
+	_, cols, ev := openRead(t, p, Options{})
+	if cols[0].Len() != 0 || ev.Coverage.Status != StatusComplete || !ev.Coverage.ExpectedKnown || ev.Coverage.Expected != 0 {
+		t.Fatalf("coverage %+v", ev.Coverage)
+	}
+}
+
+func TestCSVMalformedRows(t *testing.T) {
+	dir := t.TempDir()
+	cols := []Column{{"id", "int64"}, {"name", "text"}}
+	cases := []struct {
+		name   string
+		data   string
+		opts   Options
+		rows   int64 // returned
+		fails  []wantFailure
+		secret string
+	}{
+		{"field count", "id,name\n1,a\n2\n3,c,extra\n4,d\n", Options{Columns: cols}, 2,
+			[]wantFailure{{CodeCSVRow, 3, ""}, {CodeCSVRow, 4, ""}}, ""},
+		{"bare quote", "id,name\n1,a\"b\n2,ok\n", Options{Columns: cols}, 1,
+			[]wantFailure{{CodeCSVRow, 2, ""}}, ""},
+		{"invalid utf8", "id,name\n1,a\xffz\n2,b\n", Options{Columns: cols}, 1,
+			[]wantFailure{{CodeUTF8, 2, "name"}}, "a\xffz"},
+		{"not an int", "id,name\n1,a\nseven77,b\n3,c\n", Options{Columns: cols}, 2,
+			[]wantFailure{{CodeType, 3, "id"}}, "seven77"},
+		{"int overflow", "id,name\n9223372036854775808,a\n", Options{Columns: cols}, 0,
+			[]wantFailure{{CodeType, 2, "id"}}, "9223372036854775808"},
+		{"empty int without null spelling", "id,name\n,a\n", Options{Columns: cols}, 0,
+			[]wantFailure{{CodeType, 2, "id"}}, ""},
+		{"quoted newline keeps line numbers", "id,name\n1,\"x\ny\"\nbad,z\n", Options{Columns: cols}, 1,
+			[]wantFailure{{CodeType, 4, "id"}}, ""},
+		{"crlf", "id,name\r\n1,a\r\nq1,b\r\n", Options{Columns: cols}, 1,
+			[]wantFailure{{CodeType, 3, "id"}}, ""},
+		{"infer ignores bad rows", "id,name\n1,a\n2\n", Options{Infer: true}, 1,
+			[]wantFailure{{CodeCSVRow, 3, ""}}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeFile(t, dir, strings.ReplaceAll(tc.name, " ", "_")+".csv", []byte(tc.data))
+			_, got, ev := openRead(t, p, tc.opts)
+			if int64(got[0].Len()) != tc.rows {
+				t.Fatalf("returned %d rows, want %d", got[0].Len(), tc.rows)
+			}
+			checkFailures(t, ev, tc.fails, tc.secret)
+			c := ev.Coverage
+			if c.Status != StatusPartial || !c.ExpectedKnown || c.Expected != uint64(tc.rows)+uint64(len(tc.fails)) || c.FailedRecords != uint64(len(tc.fails)) {
+				t.Fatalf("coverage %+v", c)
+			}
+		})
+	}
+}
+
+func TestCSVOpenErrors(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name string
+		data string
+		opts Options
+		code Code
+	}{
+		{"empty file", "", Options{}, CodeSchema},
+		{"duplicate header", "a,a\n1,2\n", Options{}, CodeDuplicate},
+		{"empty header name", "a,\n1,2\n", Options{}, CodeSchema},
+		{"header not utf8", "a,\xff\n", Options{}, CodeUTF8},
+		{"schema names unknown column", "a\n1\n", Options{Columns: []Column{{"a", "int64"}, {"b", "text"}}}, CodeSchema},
+		{"schema lacks column", "a,b\n1,2\n", Options{Columns: []Column{{"a", "int64"}}}, CodeSchema},
+		{"unknown type", "a\n1\n", Options{Columns: []Column{{"a", "integer"}}}, CodeSchema},
+		{"exclude unknown", "a\n1\n", Options{Exclude: []string{"zz"}}, CodeNotFound},
+		{"query on csv", "a\n1\n", Options{Query: "SELECT 1"}, CodeOption},
+		{"line too long", "a\n" + strings.Repeat("x", 100) + "\n", Options{MaxLineBytes: 50}, CodeLimit},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeFile(t, dir, strings.ReplaceAll(tc.name, " ", "_")+".csv", []byte(tc.data))
+			src, err := Open(context.Background(), p, tc.opts)
+			if err == nil {
+				// A limit hit after the header surfaces from Next.
+				defer src.Close()
+				_, err = src.Next(context.Background())
+				if err == nil || err == io.EOF {
+					t.Fatalf("no error")
+				}
+				if c := src.Evidence().Coverage; c.Status == StatusComplete {
+					t.Fatalf("coverage %+v after a fatal error", c)
+				}
+			}
+			if CodeOf(err) != tc.code {
+				t.Fatalf("error %v, want code %s", err, tc.code)
+			}
+		})
+	}
+	if _, err := Open(context.Background(), filepath.Join(dir, "missing.csv"), Options{}); CodeOf(err) != CodeNotFound {
+		t.Fatalf("missing file: %v", err)
+	}
+}
+
+func TestCSVNullSpellingAndExclude(t *testing.T) {
+	null := "NULL"
+	p := writeFile(t, t.TempDir(), "n.csv", []byte("a,skip,b\nNULL,\xff,\n1,x,NULL\n"))
+	sc, cols, ev := openRead(t, p, Options{Null: &null, Exclude: []string{"skip"}, Columns: []Column{{"a", "int64"}, {"b", "text"}}})
+	if sc.NumFields() != 2 || sc.Field(1).Name != "b" || !sc.Field(0).Nullable {
+		t.Fatalf("schema %v", sc)
+	}
+	a, b := cols[0].(*array.Int64), cols[1].(*array.String)
+	if !a.IsNull(0) || a.Value(1) != 1 || b.IsNull(0) || b.Value(0) != "" || !b.IsNull(1) {
+		t.Fatalf("values %v %v", a, b)
+	}
+	// The excluded column's invalid UTF-8 is not read, hence not a failure.
+	if ev.Coverage.Status != StatusComplete || len(ev.Excluded) != 1 || ev.Excluded[0] != "skip" || ev.Choices[1] != `null="NULL"` {
+		t.Fatalf("evidence %+v", ev)
+	}
+}
+
+func TestCSVInfer(t *testing.T) {
+	null := "NA"
+	p := writeFile(t, t.TempDir(), "i.csv", []byte("i,u,b,t,f,e,n\n-1,18446744073709551615,true,1,1.5,,NA\n2,0,false,x,2,,NA\n"))
+	sc, cols, ev := openRead(t, p, Options{Infer: true, Null: &null})
+	// e: empty cells are values (not the null spelling) and not integers;
+	// n: only nulls, so no evidence for any type.
+	want := []arrow.Type{arrow.INT64, arrow.UINT64, arrow.BOOL, arrow.STRING, arrow.STRING, arrow.STRING, arrow.STRING}
+	for i, w := range want {
+		if sc.Field(i).Type.ID() != w {
+			t.Errorf("column %s inferred %v, want %v", sc.Field(i).Name, sc.Field(i).Type, w)
+		}
+	}
+	if cols[1].(*array.Uint64).Value(0) != math.MaxUint64 || ev.Choices[0] != "schema=inferred(full-scan)" || cols[6].NullN() != 2 {
+		t.Fatalf("values/choices %v %v", cols[1], ev.Choices)
+	}
+}
+
+func TestCSVTypedVocabulary(t *testing.T) {
+	cols := []Column{
+		{"i8", "int8"}, {"u16", "uint16"}, {"f32", "float32"}, {"bo", "bool"}, {"d", "decimal(5,2)"},
+		{"b64", "bytes(base64)"}, {"ts", "timestamp(ms)"}, {"tz", "timestamp(us,UTC)"}, {"big", "decimal(40,0)"},
+	}
+	data := "i8,u16,f32,bo,d,b64,ts,tz,big\n" +
+		"-128,65535,0.5,true,-123.4,AAE=,2026-11-30T12:34:56.789,2026-11-30T12:00:00+01:00,1234567890123456789012345678901234567890\n"
+	p := writeFile(t, t.TempDir(), "v.csv", []byte(data))
+	sc, got, ev := openRead(t, p, Options{Columns: cols})
+	if ev.Coverage.Status != StatusComplete {
+		t.Fatalf("coverage %+v", ev.Coverage)
+	}
+	if sc.Field(0).Type.ID() != arrow.INT8 || sc.Field(0).Metadata.Values()[sc.Field(0).Metadata.FindKey(MetaSourceWidth)] != "8" {
+		t.Fatalf("field 0 %v", sc.Field(0))
+	}
+	if got[0].(*array.Int8).Value(0) != -128 || got[1].(*array.Uint16).Value(0) != 65535 || got[2].(*array.Float32).Value(0) != 0.5 || !got[3].(*array.Boolean).Value(0) {
+		t.Fatalf("ints/float/bool wrong")
+	}
+	// -123.4 at scale 2 is the unscaled integer -12340.
+	if d := got[4].(*array.Decimal128).Value(0); d != decimal128.FromI64(-12340) {
+		t.Fatalf("decimal %v", d)
+	}
+	if b := got[5].(*array.Binary).Value(0); string(b) != "\x00\x01" {
+		t.Fatalf("base64 %x", b)
+	}
+	// 2026-11-30 is day 20787 since 1970-01-01: 20787*86400 = 1795996800 s.
+	// 12:34:56.789 adds 45296.789 s. Naive: stored as if UTC.
+	if v := got[6].(*array.Timestamp).Value(0); v != arrow.Timestamp((1795996800+45296)*1000+789) {
+		t.Fatalf("naive timestamp %d", v)
+	}
+	// 12:00+01:00 is 11:00Z: 1795996800+39600 s, in microseconds.
+	if v := got[7].(*array.Timestamp).Value(0); v != arrow.Timestamp((1795996800+39600)*1000000) {
+		t.Fatalf("zoned timestamp %d", v)
+	}
+	if sc.Field(8).Type.ID() != arrow.DECIMAL256 {
+		t.Fatalf("decimal(40,0) is %v", sc.Field(8).Type)
+	}
+	if s := got[8].(*array.Decimal256).ValueStr(0); s != "1234567890123456789012345678901234567890" {
+		t.Fatalf("decimal256 %s", s)
+	}
+}
+
+func TestCSVCellRejections(t *testing.T) {
+	cases := []struct{ typ, cell string }{
+		{"bool", "TRUE"}, {"bool", "1"}, {"int8", "128"}, {"int64", "1_000"}, {"int64", "0x10"}, {"int64", " 1"},
+		{"uint64", "-1"}, {"uint64", "+1"}, {"float64", "0x1p3"}, {"float64", "1_0.0"}, {"float64", "."}, {"float64", "1e"},
+		{"decimal(5,2)", "1.234"}, {"decimal(5,2)", "1234.5"}, {"decimal(5,2)", "1e2"}, {"decimal(5,2)", ".5"}, {"decimal(5,2)", "5."},
+		{"timestamp(s)", "2026-01-01T00:00:00.5"}, {"timestamp(ms)", "2026-01-01T00:00:00Z"}, {"timestamp(ms,UTC)", "2026-01-01T00:00:00"},
+		{"timestamp(s)", "2026-01-01T00:00:00,0"}, {"timestamp(ns)", "2300-01-01T00:00:00"}, {"bytes(hex)", "abc"}, {"bytes(base64)", "AAE"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.typ+"/"+tc.cell, func(t *testing.T) {
+			ct, ok := parseType(tc.typ)
+			if !ok {
+				t.Fatalf("type %q does not parse", tc.typ)
+			}
+			var c cell
+			code, detail := ct.parseText(tc.cell, &c)
+			if code != CodeType {
+				t.Fatalf("accepted %q as %s", tc.cell, tc.typ)
+			}
+			if len(tc.cell) > 2 && strings.Contains(detail, tc.cell) {
+				t.Fatalf("detail %q leaks the value", detail)
+			}
+		})
+	}
+}
+
+func TestParseType(t *testing.T) {
+	good := map[string]string{"bytes": "bytes(hex)", "decimal(10, 2)": "decimal(10,2)", "timestamp(us, UTC)": "timestamp(us,UTC)", "timestamp(s,+05:30)": "timestamp(s,+05:30)"}
+	for in, want := range good {
+		ct, ok := parseType(in)
+		if !ok || ct.spell != want {
+			t.Errorf("parseType(%q) = %q, %v; want %q", in, ct.spell, ok, want)
+		}
+	}
+	for _, bad := range []string{"", "INT64", "int", "decimal(0,0)", "decimal(77,0)", "decimal(5,6)", "decimal(5)", "timestamp(h)", "timestamp(s,Local)", "timestamp(s,Nowhere/City)", "timestamp(s,UTC,x)", "text(3)"} {
+		if _, ok := parseType(bad); ok {
+			t.Errorf("parseType(%q) accepted", bad)
+		}
+	}
+}
+
+func TestCSVFailureDetailLimit(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a\n")
+	for i := 0; i < 10; i++ {
+		fmt.Fprintf(&b, "x%d\n", i)
+	}
+	p := writeFile(t, t.TempDir(), "l.csv", []byte(b.String()))
+	_, _, ev := openRead(t, p, Options{Columns: []Column{{"a", "int64"}}, MaxFailureDetails: 3})
+	c := ev.Coverage
+	if c.FailureCount != 10 || len(c.Failures) != 3 || c.FailedRecords != 10 || c.Returned != 0 || c.Status != StatusPartial {
+		t.Fatalf("coverage %+v", c)
+	}
+	r := c.Reasons()
+	if len(r) != 4 || r[3] != "PW_SOURCE_LIMIT: 7 more failures not kept" || r[0] != `PW_SOURCE_TYPE line 2 column "a": not a base-10 int64` {
+		t.Fatalf("reasons %q", r)
+	}
+}
+
+func TestIncompleteRead(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "x.csv", []byte("a\n1\n2\n3\n"))
+	src, err := Open(context.Background(), p, Options{BatchSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	rec, err := src.Next(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Release()
+	c := src.Evidence().Coverage
+	if c.Status != StatusPartial || c.ExpectedKnown || c.Failures[0].Code != CodeIncomplete {
+		t.Fatalf("coverage before EOF %+v", c)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := src.Next(ctx); CodeOf(err) != CodeIncomplete {
+		t.Fatalf("cancelled Next: %v", err)
+	}
+}
+
+func TestCSVUnterminatedQuoteIsBounded(t *testing.T) {
+	// An unterminated quote swallows every following line into one field;
+	// the record limit stops it instead of buffering the whole file.
+	var b strings.Builder
+	b.WriteString("a\n\"")
+	for b.Len() < 300000 {
+		b.WriteString("short line\n")
+	}
+	p := writeFile(t, t.TempDir(), "q.csv", []byte(b.String()))
+	src, err := Open(context.Background(), p, Options{MaxLineBytes: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if _, err := src.Next(context.Background()); CodeOf(err) != CodeLimit {
+		t.Fatalf("error %v, want %s", err, CodeLimit)
+	}
+	if c := src.Evidence().Coverage; c.Status != StatusUnavailable || c.Failures[0].Code != CodeLimit {
+		t.Fatalf("coverage %+v", c)
+	}
+}

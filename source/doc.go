@@ -1,0 +1,194 @@
+// Package source reads datasets (CSV, JSON lines, Parquet, Arrow IPC files
+// and streams, SQLite tables and queries) as streams of Arrow record
+// batches, with the evidence a snapshot needs: where the data came from,
+// which state of it was read, every decision that shaped the values, and
+// exact coverage. It also keeps the schema registry that gives columns
+// stable field ids across scans.
+//
+// It implements the adapter side of C2 (PW-03.04, PW-03.09, PW-03.10: source
+// widths are field metadata; no implicit exclusions, widening or coercions;
+// unsupported types fail visibly; adapters preserve read and coverage
+// evidence) and the coverage rules of C5 PW-07.01.
+//
+// # Addresses
+//
+//	PATH.csv                        CSV
+//	PATH.jsonl, PATH.ndjson         JSON lines
+//	PATH.parquet                    Parquet
+//	PATH.arrow, PATH.feather        Arrow IPC file format
+//	PATH.arrows                     Arrow IPC stream format
+//	PATH.ipc                        Arrow IPC (KindArrowAuto): file or stream by the magic "ARROW1" at offset 0
+//	csv:PATH, jsonl:PATH, parquet:PATH, arrow-file:PATH, arrow-stream:PATH
+//	sqlite:PATH#TABLE               a SQLite table or view
+//	PATH.db#TABLE, PATH.sqlite#TABLE, PATH.sqlite3#TABLE
+//	sqlite:PATH                     with Options.Query, a SELECT
+//
+// Extensions match case-insensitively. The table name is everything after
+// the first '#'. Relative paths become absolute.
+//
+// # Reading contract
+//
+// Open validates the options (an option that does not apply to the chosen
+// adapter is an error, never silently ignored), opens the source and fixes
+// the schema before the first batch. Next returns batches of at most
+// Options.BatchSize rows (IPC files keep their own batch boundaries), owned
+// by the caller. Memory is bounded by one batch plus fixed buffers; no
+// adapter holds the whole file. A record that cannot be read is never
+// returned and never silently skipped: it is a Failure (stable Code,
+// 1-based line or row number, column name, a detail without the value) and
+// counts in Coverage.FailedRecords. A record is returned whole or not at
+// all. Batch boundaries never change values.
+//
+// # Coverage
+//
+// Coverage follows C5 PW-07.01. Expected is the number of records the
+// source holds: the records seen in a full read of a CSV or JSON lines file
+// (good plus failed), the Parquet footer's row count, the sum of the batch
+// lengths of an IPC file or stream read to its end, and a COUNT(*) in the
+// same SQLite transaction as the rows. Returned counts rows handed out.
+// COMPLETE: expected known and equal to returned, no failures. PARTIAL:
+// at least one failure; returned <= expected when expected is known.
+// UNAVAILABLE: the read failed before any row (UnavailableCoverage for a
+// source that did not open). Reading that stopped early (Evidence before
+// io.EOF, cancellation, a fatal read error) adds a PW_SOURCE_INCOMPLETE
+// failure and leaves expected unknown when it was not known up front. A
+// file whose size or modification time changed between open and end adds
+// PW_SOURCE_CHANGED. Coverage.Reasons gives the failure-reason strings
+// (Failure.String: `CODE line N column "name": detail`).
+//
+// # Evidence
+//
+// Namespace: "file:" + absolute path for files; "sqlite:" + path + "#" +
+// table; "sqlite:" + path + "?query-sha256=" + hex SHA-256 of the query
+// text. Version: files "size=N;mtime_ns=T", plus ";sha256=HEX" of the file
+// bytes with Options.HashContent (one extra read); SQLite
+// "schema_version=N;db_size=…;db_mtime_ns=…;wal_size=…;wal_mtime_ns=…"
+// (or "wal=absent"), with the schema cookie read inside the transaction.
+// Versions are cheap change indicators, not content proofs, except the
+// optional SHA-256. Consistency: "file-read" (one pass over the file;
+// for inference modes two passes, guarded by the size/mtime check) or
+// "sqlite-transaction". Choices records value-shaping decisions, e.g.
+// "schema=explicit", "schema=inferred(full-scan)", "null=none",
+// `null="NULL"`, "missing=fail", "mixed-storage=fail-row", "bom=stripped".
+// Excluded lists columns dropped by Options.Exclude (each must exist).
+//
+// # Type vocabulary (Options.Columns)
+//
+//	bool                     true | false (exactly)
+//	int8 int16 int32 int64   optional sign, ASCII digits; range-checked, never wrapped
+//	uint8 … uint64           ASCII digits, no sign
+//	float32 float64          -?digits[.digits][e±digits], NaN, Inf, +Inf, -Inf; nearest binary value
+//	text                     the text itself (valid UTF-8 required)
+//	bytes, bytes(hex)        hexadecimal, either case, even length
+//	bytes(base64)            standard padded base64 (RFC 4648 §4), strict
+//	decimal(P,S)             -?digits[.digits], at most S fraction digits and P-S
+//	                         integer digits, never rounded; P<=38 decimal128, else decimal256 (P<=76)
+//	timestamp(U)             naive: YYYY-MM-DD[T| ]HH:MM:SS[.f], no zone; stored as if UTC
+//	timestamp(U,TZ)          zoned: the same followed by Z or ±hh:mm; TZ is UTC, ±hh:mm or an IANA name
+//
+// U is s, ms, us or ns; a fraction finer than U is an error. Each column's
+// MetaSourceType metadata is its vocabulary spelling; MetaSourceWidth holds
+// the bit width of fixed-width numeric types.
+//
+// # CSV
+//
+// RFC 4180 via encoding/csv: comma delimiter, double-quote quoting, CRLF or
+// LF. A header line is required; names must be nonempty, valid UTF-8 and
+// unique. A leading UTF-8 BOM is removed and recorded. Without Columns or
+// Infer every column is text, non-nullable: the empty cell is the empty
+// string. Options.Null names the one spelling that means null (recorded);
+// columns are then nullable. Columns must type every header column not
+// excluded. Infer reads the file once first and types each column as the
+// first of int64, uint64, bool whose grammar every non-null cell matches,
+// else text; floats and decimals are never inferred, because inference
+// cannot know the intended rounding or scale. Failures: wrong field count
+// or broken quoting PW_SOURCE_CSV_ROW (at the record's first line), invalid
+// UTF-8 PW_SOURCE_UTF8, unparsable cell PW_SOURCE_TYPE. A physical line
+// longer than MaxLineBytes stops the read (PW_SOURCE_LIMIT).
+//
+// # JSON lines
+//
+// Each line is one flat JSON object (RFC 8259), parsed by this package so
+// that numbers stay exact literals, duplicate members, lone surrogate
+// escapes and invalid UTF-8 are detected (never replaced by U+FFFD). A final
+// line without newline is accepted; "\r\n" is accepted; a blank line is a
+// failure. With Columns, members map by name: JSON numbers feed integer,
+// float and decimal columns (integer columns reject fractions and
+// exponents), strings feed text, bytes, decimal and timestamp columns,
+// booleans feed bool; anything else is PW_SOURCE_TYPE. A member not in the
+// schema is PW_SOURCE_EXTRA, a missing one PW_SOURCE_MISSING unless
+// MissingAsNull (recorded), a repeated one PW_SOURCE_DUPLICATE, a nested
+// object or array PW_SOURCE_UNSUPPORTED. Without Columns the schema is
+// inferred in a first full pass, columns in first-appearance order: only
+// strings text, only booleans bool, only integer literals int64 (or uint64
+// when some exceed int64 and none is negative), only fraction/exponent
+// literals float64, only nulls text. Mixed kinds, integers mixed with
+// fractions (that would widen), integers beyond both ranges and nested
+// values fail Open with a code: give Columns or Exclude. All JSON columns
+// are nullable.
+//
+// # Parquet and Arrow IPC
+//
+// Parquet is read with pqarrow, row group by row group, in batches of
+// BatchSize. IPC files are read one batch at a time from the footer; IPC
+// streams message by message. Supported Arrow types are those TypeName
+// knows: bool, int8–64, uint8–64, float32, float64, utf8, large_utf8,
+// binary, large_binary, decimal128, decimal256, timestamp (any unit, with
+// or without zone). Any other column (dates, times, durations, float16,
+// dictionaries, views, nested types) fails Open with PW_SOURCE_UNSUPPORTED
+// naming it, unless excluded. IPC batches are checked structurally before
+// use. Text values that are not valid UTF-8 are PW_SOURCE_UTF8 failures of
+// their rows (row numbers count from 1 in file order) and the rows are
+// dropped. A damaged file fails with PW_SOURCE_CORRUPT; panics of the
+// third-party readers are recovered into that error. MetaSourceType is the
+// Parquet "PHYSICAL/Logical" type or the IPC TypeName; the reader's own
+// field metadata is kept. Field nullability is the file's.
+//
+// # SQLite
+//
+// Opened read-only (mode=ro) with modernc.org/sqlite; one read transaction
+// holds the schema cookie, the COUNT(*) and the rows. Column types follow
+// SQLite's affinity rules on the declared type:
+//
+//	INTEGER affinity (declared type contains INT)         int64,   values must be INTEGER
+//	TEXT    affinity (CHAR, CLOB, TEXT)                    utf8,    values must be TEXT
+//	BLOB    affinity (BLOB, or no declared type)           binary,  values must be BLOB
+//	REAL    affinity (REAL, FLOA, DOUB)                    float64, values must be REAL
+//	NUMERIC affinity (anything else: DECIMAL, BOOLEAN, DATE…) unsupported unless declared in Columns
+//
+// Columns declared NOT NULL are non-nullable fields, all others nullable
+// (query result columns are nullable). NULL is null in every column. A
+// value whose storage class differs from the column's (SQLite's flexible
+// typing allows it) fails its row visibly with PW_SOURCE_TYPE ("mixed-storage=fail-row"): nothing is converted.
+// Options.Columns may declare a column as int64, float64, text or bytes,
+// which selects the one storage class accepted; query result columns
+// without a declared type (expressions) must be declared. Query result
+// names must be unique. Rows come in the engine's order.
+//
+// # Schema registry
+//
+// Registry assigns field ids per namespace: a name keeps its id forever
+// (also after it disappears and returns); a new name gets the next id,
+// starting at 1; ids are never reused. Only Rename moves an id to a new
+// name, and it is recorded. Assign reports added, removed, retyped (type,
+// width or nullability) and renamed fields against the last assigned
+// schema; it never hides a change. Save writes crash-safely (temporary
+// file, fsync, close, rename, fsync directory). The file is JSON:
+//
+//	{"format":"pipewhy.source-registry","version":1,"namespaces":{NS:{
+//	   "next_id":"N","names":[{"id":"1","name":"…"}…],
+//	   "renames":[{"id":"4","from":"…","to":"…","applied":true}…],
+//	   "current":{"schema_id":"HEX","fields":[{"id":"1","name":"…","type":"int64","width":"64","nullable":false}…]}}}}
+//
+// with uint64 values as decimal strings; it is validated completely on load
+// (unknown fields, bad ids, duplicate names are PW_SOURCE_REGISTRY).
+//
+// Schema identity is the lowercase hex SHA-256 of SchemaDescriptor:
+//
+//	"pipewhy.source-schema.v1\n"
+//	u64 field_count
+//	per field in increasing field id: u64 id, u64 len, name, u64 len, type, u64 width, u8 nullable
+//
+// with little-endian u64s, type in TypeName spelling and width from
+// MetaSourceWidth (else the type's bit width, else 0).
+package source

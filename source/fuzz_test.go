@@ -1,0 +1,170 @@
+package source
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+var knownCodes = map[Code]bool{
+	CodeAddress: true, CodeIO: true, CodeCSVRow: true, CodeType: true, CodeUTF8: true, CodeUnsupported: true,
+	CodeSchema: true, CodeJSONLine: true, CodeMissing: true, CodeExtra: true, CodeDuplicate: true, CodeLimit: true,
+	CodeCorrupt: true, CodeNotFound: true, CodeChanged: true, CodeIncomplete: true, CodeCount: true,
+	CodeRegistry: true, CodeOption: true,
+}
+
+// fuzzRead opens data as name with opts and checks the Source contract:
+// no panic, every error and failure carries a known code, coverage is
+// consistent, and every returned text value is valid UTF-8.
+func fuzzRead(t *testing.T, name string, data []byte, opts Options) {
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts.MaxLineBytes = 1 << 12
+	opts.BatchSize = 3
+	src, err := Open(context.Background(), p, opts)
+	if err != nil {
+		if !knownCodes[CodeOf(err)] {
+			t.Fatalf("open error without a known code: %v", err)
+		}
+		return
+	}
+	defer src.Close()
+	var rows uint64
+	fatal := false
+	for {
+		rec, err := src.Next(context.Background())
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if !knownCodes[CodeOf(err)] {
+				t.Fatalf("Next error without a known code: %v", err)
+			}
+			fatal = true
+			break
+		}
+		rows += uint64(rec.NumRows())
+		for _, c := range rec.Columns() {
+			if s, ok := c.(*array.String); ok {
+				for i := 0; i < s.Len(); i++ {
+					if !utf8.ValidString(s.Value(i)) {
+						t.Fatalf("invalid UTF-8 returned")
+					}
+				}
+			}
+		}
+		rec.Release()
+	}
+	cov := src.Evidence().Coverage
+	if err := cov.Check(); err != nil {
+		t.Fatalf("coverage %+v: %v", cov, err)
+	}
+	if cov.Returned != rows {
+		t.Fatalf("coverage returned %d, batches %d", cov.Returned, rows)
+	}
+	for _, f := range cov.Failures {
+		if !knownCodes[f.Code] {
+			t.Fatalf("failure with unknown code %+v", f)
+		}
+	}
+	if !fatal && cov.FailureCount == cov.FailedRecords && (!cov.ExpectedKnown || cov.Expected != cov.Returned+cov.FailedRecords) {
+		t.Fatalf("expected %d/%v != returned %d + failed %d", cov.Expected, cov.ExpectedKnown, cov.Returned, cov.FailedRecords)
+	}
+}
+
+func FuzzCSV(f *testing.F) {
+	for _, s := range []string{
+		"a,b\n1,x\n", confCSV, "a\n\"x\ny\"\n", "a,b\n1\n", "a\n\"unterminated\n", "a\nx\"y\n", "\xef\xbb\xbfa\n1\n",
+		"a,b\r\n1,2\r\n", "a\n\xff\n", "a,a\n", "", "a\n" + "9223372036854775808\n", "a,b\n-0,true\n",
+	} {
+		f.Add([]byte(s), uint8(0))
+		f.Add([]byte(s), uint8(1))
+		f.Add([]byte(s), uint8(2))
+	}
+	null := "NULL"
+	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
+		var opts Options
+		switch mode % 3 {
+		case 1:
+			opts.Infer = true
+			opts.Null = &null
+		case 2:
+			// Typed: the first two header columns, when present, are typed
+			// by the schema; CSVs with another header fail at open.
+			opts.Columns = []Column{{"a", "int64"}, {"b", "bool"}}
+		}
+		fuzzRead(t, "f.csv", data, opts)
+	})
+}
+
+func FuzzJSONL(f *testing.F) {
+	for _, s := range []string{
+		confJSONL, `{"a":1}`, "{\"a\":1}\n{\"a\":\"x\"}\n", `{"a":"\ud800"}`, `{"a":{"b":[1,{"c":"]"}]}}`, "{\"a\":1,\"a\":2}\n",
+		"\n\n", "{\"a\":1e999}\n", "{\"a\":-}\n", "{\"a\":\"\xff\"}", `{"a":18446744073709551616}`, "{}\n{}\n", `{"a":1.5}` + "\n" + `{"a":2}`,
+	} {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, typed bool) {
+		var opts Options
+		if typed {
+			opts.Columns = []Column{{"a", "int64"}, {"id", "int64"}, {"name", "text"}, {"amount", "float64"}, {"payload", "bytes(hex)"}}
+			opts.MissingAsNull = true
+		}
+		fuzzRead(t, "f.jsonl", data, opts)
+	})
+}
+
+// FuzzParseObject checks the flat JSON parser never panics and never
+// yields invalid UTF-8 from valid UTF-8 input.
+func FuzzParseObject(f *testing.F) {
+	f.Add([]byte(`{"a":"\u00e9\ud83d\ude00","b":[1,"]"],"c":-0.5e+3}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		valid := utf8.Valid(b)
+		parseObject(b, func(k []byte, v *jval) *jsonError {
+			if valid && (!utf8.Valid(k) || v.kind == jString && !utf8.Valid(v.raw)) {
+				t.Fatalf("invalid UTF-8 from valid input")
+			}
+			return nil
+		})
+	})
+}
+
+// fuzzSeedFiles returns the conformance data as Parquet, IPC file and IPC
+// stream bytes.
+func fuzzSeedFiles(f *testing.F) (pq, af, as []byte) {
+	dir := f.TempDir()
+	rec := confRecord(nil)
+	defer rec.Release()
+	writeParquet(f, filepath.Join(dir, "s.parquet"), rec, 2)
+	writeIPC(f, filepath.Join(dir, "s.arrow"), rec, false, 2)
+	writeIPC(f, filepath.Join(dir, "s.arrows"), rec, true, 2)
+	read := func(n string) []byte {
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			f.Fatal(err)
+		}
+		return b
+	}
+	return read("s.parquet"), read("s.arrow"), read("s.arrows")
+}
+
+// FuzzArrowFiles feeds damaged Parquet and IPC bytes to the adapters: they
+// must fail with a code (panics of the readers are recovered), never crash.
+func FuzzArrowFiles(f *testing.F) {
+	pq, af, as := fuzzSeedFiles(f)
+	f.Add(pq, uint8(0))
+	f.Add(af, uint8(1))
+	f.Add(as, uint8(2))
+	f.Fuzz(func(t *testing.T, data []byte, kind uint8) {
+		name := []string{"f.parquet", "f.arrow", "f.arrows"}[kind%3]
+		fuzzRead(t, name, data, Options{})
+	})
+}

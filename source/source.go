@@ -1,0 +1,624 @@
+package source
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Source is an open dataset read as a stream of Arrow record batches.
+//
+// Next returns the next batch, or (nil, io.EOF) after the last one. The
+// caller owns each returned batch and must Release it; a Source keeps at
+// most one batch of its own in memory. A record that cannot be read is not
+// returned: it is counted in Evidence().Coverage with a stable code. Next
+// returns a non-EOF error only when reading cannot continue at all (a
+// damaged file, an I/O error, cancellation); the failure is recorded in the
+// evidence too, and later calls return the same error.
+//
+// Evidence may be called at any time; before io.EOF it reports the read as
+// incomplete. Close releases the underlying file or database handle.
+type Source interface {
+	Schema() *arrow.Schema
+	Next(ctx context.Context) (arrow.RecordBatch, error)
+	Evidence() Evidence
+	Close() error
+}
+
+// Kind names an adapter.
+type Kind string
+
+// Adapters.
+const (
+	KindCSV         Kind = "csv"
+	KindJSONL       Kind = "jsonl"
+	KindParquet     Kind = "parquet"
+	KindArrowFile   Kind = "arrow-file"
+	KindArrowStream Kind = "arrow-stream"
+	KindSQLite      Kind = "sqlite"
+	// KindArrowAuto is the kind of a .ipc path before Open reads its magic
+	// bytes; the evidence reports KindArrowFile or KindArrowStream.
+	KindArrowAuto Kind = "ipc"
+)
+
+// Consistency levels recorded in the evidence.
+const (
+	// ConsistencyFileRead: one sequential pass over a local file whose size
+	// and modification time were equal before and after the read.
+	ConsistencyFileRead = "file-read"
+	// ConsistencySQLiteTransaction: one read transaction in which the row
+	// count and all rows were read.
+	ConsistencySQLiteTransaction = "sqlite-transaction"
+)
+
+// Address is a parsed source address.
+type Address struct {
+	Kind  Kind
+	Path  string // absolute, cleaned
+	Table string // SQLite table; empty for files and queries
+}
+
+// ParseAddress parses a source address:
+//
+//	PATH.csv | PATH.jsonl | PATH.ndjson | PATH.parquet
+//	PATH.arrow | PATH.feather   (Arrow IPC file format)
+//	PATH.arrows                 (Arrow IPC stream format)
+//	PATH.ipc                    (IPC file or stream, chosen by the file's magic bytes at open)
+//	KIND:PATH                   (KIND one of csv, jsonl, parquet, arrow-file, arrow-stream)
+//	sqlite:PATH#TABLE | sqlite:PATH (with Options.Query)
+//	PATH.db#TABLE | PATH.sqlite#TABLE | PATH.sqlite3#TABLE
+//
+// Relative paths are made absolute against the working directory.
+func ParseAddress(s string) (Address, error) {
+	bad := func(detail string) (Address, error) {
+		return Address{}, &Error{Code: CodeAddress, Op: "parse address", Detail: detail}
+	}
+	if s == "" {
+		return bad("empty address")
+	}
+	if strings.ContainsRune(s, 0) {
+		return bad("address contains a NUL byte")
+	}
+	var a Address
+	rest := s
+	if k, p, ok := strings.Cut(s, ":"); ok && len(k) > 1 {
+		switch Kind(k) {
+		case KindCSV, KindJSONL, KindParquet, KindArrowFile, KindArrowStream, KindSQLite:
+			a.Kind, rest = Kind(k), p
+		}
+	}
+	if a.Kind == "" || a.Kind == KindSQLite {
+		if p, t, ok := strings.Cut(rest, "#"); ok {
+			if a.Kind == "" {
+				switch strings.ToLower(filepath.Ext(p)) {
+				case ".db", ".sqlite", ".sqlite3":
+				default:
+					return bad("a #TABLE suffix needs a sqlite: address or a .db/.sqlite/.sqlite3 path")
+				}
+			}
+			if t == "" {
+				return bad("empty table name after #")
+			}
+			a.Kind, rest, a.Table = KindSQLite, p, t
+		}
+	}
+	if a.Kind == "" {
+		switch strings.ToLower(filepath.Ext(rest)) {
+		case ".csv":
+			a.Kind = KindCSV
+		case ".jsonl", ".ndjson":
+			a.Kind = KindJSONL
+		case ".parquet":
+			a.Kind = KindParquet
+		case ".arrow", ".feather":
+			a.Kind = KindArrowFile
+		case ".arrows":
+			a.Kind = KindArrowStream
+		case ".ipc":
+			a.Kind = KindArrowAuto
+		default:
+			return bad("unknown file extension; use a KIND: prefix")
+		}
+	}
+	if rest == "" {
+		return bad("empty path")
+	}
+	abs, err := filepath.Abs(rest)
+	if err != nil {
+		return Address{}, &Error{Code: CodeAddress, Op: "parse address", Detail: "cannot make the path absolute", Err: err}
+	}
+	a.Path = abs
+	return a, nil
+}
+
+// String returns the canonical form of the address.
+func (a Address) String() string {
+	if a.Kind == KindSQLite && a.Table != "" {
+		return "sqlite:" + a.Path + "#" + a.Table
+	}
+	return string(a.Kind) + ":" + a.Path
+}
+
+// Options configure every adapter; fields that do not apply to an adapter
+// must be left zero (Open rejects them otherwise, so that no option is
+// silently ignored).
+type Options struct {
+	// BatchSize is the maximum number of rows per batch (default 16384). IPC
+	// files keep the batch boundaries written in the file.
+	BatchSize int
+	// Columns is an explicit schema (CSV, JSON lines; SQLite queries for
+	// result columns without a declared type). For CSV and JSON lines it must
+	// list every column of the source, in the header's order for CSV.
+	Columns []Column
+	// Infer asks the CSV adapter to infer column types in a first full pass
+	// (int64, uint64, bool or text; see doc.go). JSON lines always infer
+	// when Columns is empty.
+	Infer bool
+	// Null is the CSV spelling of a null cell. Nil means CSV has no nulls:
+	// every cell, including the empty one, is a value.
+	Null *string
+	// MissingAsNull makes a key absent from a JSON line read as null instead
+	// of a counted failure.
+	MissingAsNull bool
+	// Exclude lists columns to drop. Each must exist; exclusions are recorded
+	// in the evidence.
+	Exclude []string
+	// Query is a SQL SELECT for sqlite:PATH addresses without a table.
+	Query string
+	// HashContent adds the SHA-256 of the file's bytes to the source version
+	// (one extra sequential read at open). Files only.
+	HashContent bool
+	// MaxFailureDetails bounds how many failures are kept with detail
+	// (default 100); all failures are counted regardless. Negative keeps none.
+	MaxFailureDetails int
+	// MaxLineBytes bounds one CSV record or JSON line (default 64 MiB).
+	MaxLineBytes int
+	// Allocator for Arrow memory (default memory.DefaultAllocator).
+	Allocator memory.Allocator
+}
+
+const (
+	defaultBatchSize  = 16384
+	maxBatchSize      = 1 << 24
+	defaultMaxDetails = 100
+	defaultMaxLine    = 64 << 20
+)
+
+func (o Options) withDefaults() Options {
+	if o.BatchSize == 0 {
+		o.BatchSize = defaultBatchSize
+	}
+	if o.MaxFailureDetails == 0 {
+		o.MaxFailureDetails = defaultMaxDetails
+	}
+	if o.MaxLineBytes == 0 {
+		o.MaxLineBytes = defaultMaxLine
+	}
+	if o.Allocator == nil {
+		o.Allocator = memory.DefaultAllocator
+	}
+	return o
+}
+
+// Validate checks the options independently of an adapter.
+func (o Options) Validate() error {
+	bad := func(d string) error { return &Error{Code: CodeOption, Op: "options", Detail: d} }
+	if o.BatchSize < 0 || o.BatchSize > maxBatchSize {
+		return bad("BatchSize must be between 1 and 16777216")
+	}
+	if o.MaxLineBytes < 0 {
+		return bad("MaxLineBytes must not be negative")
+	}
+	seen := map[string]bool{}
+	for _, c := range o.Columns {
+		if !validName(c.Name) {
+			return bad("a column name is empty or not UTF-8")
+		}
+		if seen[c.Name] {
+			return &Error{Code: CodeDuplicate, Op: "options", Detail: fmt.Sprintf("column %q declared twice", c.Name)}
+		}
+		seen[c.Name] = true
+		if _, ok := parseType(c.Type); !ok {
+			return &Error{Code: CodeSchema, Op: "options", Detail: fmt.Sprintf("column %q: unknown type %q", c.Name, c.Type)}
+		}
+	}
+	if o.Infer && len(o.Columns) > 0 {
+		return bad("Infer and Columns are exclusive")
+	}
+	if o.Null != nil && !validName(*o.Null) && *o.Null != "" {
+		return bad("Null spelling is not UTF-8")
+	}
+	return nil
+}
+
+// Open parses address, validates opts and opens the source. On error no
+// resources are held; the caller records UnavailableCoverage(err).
+func Open(ctx context.Context, address string, opts Options) (Source, error) {
+	a, err := ParseAddress(address)
+	if err != nil {
+		return nil, err
+	}
+	return OpenAddress(ctx, a, opts)
+}
+
+// OpenAddress opens a parsed address.
+func OpenAddress(ctx context.Context, a Address, opts Options) (src Source, err error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	opts = opts.withDefaults()
+	reject := func(field string) error {
+		return &Error{Code: CodeOption, Op: "open", Source: a.String(), Detail: field + " does not apply to the " + string(a.Kind) + " adapter"}
+	}
+	if a.Kind != KindCSV && (opts.Infer || opts.Null != nil) {
+		return nil, reject("Infer/Null")
+	}
+	if a.Kind != KindJSONL && opts.MissingAsNull {
+		return nil, reject("MissingAsNull")
+	}
+	if a.Kind != KindSQLite && opts.Query != "" {
+		return nil, reject("Query")
+	}
+	if a.Kind == KindSQLite && opts.HashContent {
+		return nil, reject("HashContent")
+	}
+	if len(opts.Columns) > 0 && a.Kind != KindCSV && a.Kind != KindJSONL && a.Kind != KindSQLite {
+		return nil, reject("Columns")
+	}
+	switch a.Kind {
+	case KindCSV:
+		return openCSV(ctx, a, opts)
+	case KindJSONL:
+		return openJSONL(ctx, a, opts)
+	case KindParquet:
+		return openParquet(ctx, a, opts)
+	case KindArrowFile, KindArrowStream, KindArrowAuto:
+		return openIPC(ctx, a, opts)
+	case KindSQLite:
+		return openSQLite(ctx, a, opts)
+	}
+	return nil, &Error{Code: CodeAddress, Op: "open", Source: a.String(), Detail: "unknown adapter"}
+}
+
+// Status is a coverage status (C5 PW-07.01).
+type Status string
+
+// Coverage statuses.
+const (
+	StatusComplete    Status = "COMPLETE"
+	StatusPartial     Status = "PARTIAL"
+	StatusUnavailable Status = "UNAVAILABLE"
+)
+
+// Failure is one counted read failure. It names where, never what: no cell
+// value appears in it.
+type Failure struct {
+	Code   Code
+	Line   uint64 // 1-based line (CSV, JSON lines) or row number (other adapters); 0 when not tied to a record
+	Column string // column name; empty when not tied to a column
+	Detail string
+}
+
+// String is the failure-reason string recorded in snapshots, e.g.
+// `PW_SOURCE_TYPE line 12 column "amount": not a base-10 int64`.
+func (f Failure) String() string {
+	var b strings.Builder
+	b.WriteString(string(f.Code))
+	if f.Line != 0 {
+		b.WriteString(" line ")
+		b.WriteString(strconv.FormatUint(f.Line, 10))
+	}
+	if f.Column != "" {
+		b.WriteString(" column ")
+		b.WriteString(strconv.Quote(f.Column))
+	}
+	if f.Detail != "" {
+		b.WriteString(": ")
+		b.WriteString(f.Detail)
+	}
+	return b.String()
+}
+
+// Coverage is the read evidence of one source scan, in the terms of C5
+// PW-07.01.
+//
+//   - COMPLETE: ExpectedKnown, Expected == Returned, FailureCount == 0.
+//   - PARTIAL: FailureCount > 0 and, when ExpectedKnown, Returned <= Expected.
+//   - UNAVAILABLE: FailureCount > 0 and Returned == 0; the source could not
+//     be read at all.
+type Coverage struct {
+	Status        Status
+	Expected      uint64 // meaningful only when ExpectedKnown
+	ExpectedKnown bool
+	Returned      uint64
+	// FailedRecords counts source records that were not returned.
+	FailedRecords uint64
+	// FailureCount counts all failures; Failures keeps the first
+	// Options.MaxFailureDetails of them in read order.
+	FailureCount uint64
+	Failures     []Failure
+}
+
+// Reasons returns the failure-reason strings: one per kept failure, plus a
+// final "PW_SOURCE_… N more failures not kept" line when details were
+// dropped. It is non-empty exactly when FailureCount > 0.
+func (c Coverage) Reasons() []string {
+	r := make([]string, 0, len(c.Failures)+1)
+	for _, f := range c.Failures {
+		r = append(r, f.String())
+	}
+	if extra := c.FailureCount - uint64(len(c.Failures)); extra > 0 {
+		r = append(r, fmt.Sprintf("%s: %d more failures not kept", CodeLimit, extra))
+	}
+	return r
+}
+
+// Check verifies the C5 consistency rules listed on Coverage.
+func (c Coverage) Check() error {
+	bad := func(d string) error { return &Error{Code: CodeCount, Op: "coverage", Detail: d} }
+	if uint64(len(c.Failures)) > c.FailureCount {
+		return bad("more failure details than failures")
+	}
+	switch c.Status {
+	case StatusComplete:
+		if !c.ExpectedKnown || c.Expected != c.Returned || c.FailureCount != 0 {
+			return bad("COMPLETE needs a known expected count equal to returned and no failures")
+		}
+	case StatusPartial:
+		if c.FailureCount == 0 {
+			return bad("PARTIAL needs failures")
+		}
+		if c.ExpectedKnown && c.Returned > c.Expected {
+			return bad("PARTIAL returned more than expected")
+		}
+	case StatusUnavailable:
+		if c.FailureCount == 0 || c.Returned != 0 {
+			return bad("UNAVAILABLE needs failures and zero returned")
+		}
+	default:
+		return bad("unknown status")
+	}
+	return nil
+}
+
+// UnavailableCoverage is the coverage of a source that could not be opened.
+func UnavailableCoverage(err error) Coverage {
+	f := Failure{Code: CodeOf(err), Detail: "source could not be opened"}
+	if f.Code == "" {
+		f.Code = CodeIO
+	}
+	return Coverage{Status: StatusUnavailable, FailureCount: 1, Failures: []Failure{f}}
+}
+
+// Evidence describes what was read and how: the identity of the source
+// scope and the coverage of the read.
+type Evidence struct {
+	Adapter Kind
+	// Namespace identifies the dataset across scans: "file:/abs/path" for
+	// files, "sqlite:/abs/path#table" for SQLite tables and
+	// "sqlite:/abs/path?query-sha256=HEX" for SQLite queries.
+	Namespace string
+	// Version identifies the state of the source that was read; see doc.go.
+	Version string
+	// Consistency is ConsistencyFileRead or ConsistencySQLiteTransaction.
+	Consistency string
+	// Choices records every decision that shapes the values, as "key=value"
+	// strings in a fixed order (schema mode, null spelling, ...).
+	Choices []string
+	// Excluded lists the columns dropped by Options.Exclude, in source order.
+	Excluded []string
+	Coverage Coverage
+}
+
+// tracker accumulates coverage.
+type tracker struct {
+	returned      uint64
+	expected      uint64
+	known         bool
+	failedRecords uint64
+	failureCount  uint64
+	failures      []Failure
+	maxDetails    int
+	done          bool // reached the end of the source (or a fatal error)
+	fatal         bool // reading stopped on an error
+}
+
+func (t *tracker) fail(f Failure, record bool) {
+	t.failureCount++
+	if record {
+		t.failedRecords++
+	}
+	if len(t.failures) < t.maxDetails {
+		t.failures = append(t.failures, f)
+	}
+}
+
+func (t *tracker) coverage() Coverage {
+	c := Coverage{
+		Expected: t.expected, ExpectedKnown: t.known, Returned: t.returned,
+		FailedRecords: t.failedRecords, FailureCount: t.failureCount,
+		Failures: append([]Failure(nil), t.failures...),
+	}
+	extra := func(f Failure) {
+		c.FailureCount++
+		if len(c.Failures) < t.maxDetails {
+			c.Failures = append(c.Failures, f)
+		}
+	}
+	if !t.done {
+		extra(Failure{Code: CodeIncomplete, Detail: "the read stopped before the end of the source"})
+	}
+	if c.ExpectedKnown && c.Returned > c.Expected {
+		extra(Failure{Code: CodeCount, Detail: "more rows read than the source declared"})
+		c.ExpectedKnown, c.Expected = false, 0
+	} else if c.ExpectedKnown && t.done && !t.fatal && c.Returned+c.FailedRecords != c.Expected {
+		extra(Failure{Code: CodeCount, Detail: "rows read differ from the source's declared count"})
+	}
+	switch {
+	case c.FailureCount == 0 && c.ExpectedKnown && c.Expected == c.Returned:
+		c.Status = StatusComplete
+	case c.FailureCount == 0:
+		// Unreachable by construction; never claim completeness without proof.
+		extra(Failure{Code: CodeCount, Detail: "expected count unknown"})
+		c.Status = StatusPartial
+	case t.fatal && c.Returned == 0:
+		c.Status = StatusUnavailable
+	default:
+		c.Status = StatusPartial
+	}
+	return c
+}
+
+// fileState is the cheap identity of a file: size and modification time.
+type fileState struct {
+	size    int64
+	mtimeNs int64
+}
+
+func statFile(op string, a Address, f *os.File) (fileState, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return fileState{}, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "stat failed", Err: err}
+	}
+	if !fi.Mode().IsRegular() {
+		return fileState{}, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "not a regular file"}
+	}
+	return fileState{size: fi.Size(), mtimeNs: fi.ModTime().UnixNano()}, nil
+}
+
+// openFile opens a's path and computes the source version.
+func openFile(op string, a Address, opts Options) (*os.File, fileState, string, error) {
+	f, err := os.Open(a.Path)
+	if err != nil {
+		code := CodeIO
+		if os.IsNotExist(err) {
+			code = CodeNotFound
+		}
+		return nil, fileState{}, "", &Error{Code: code, Op: op, Source: a.String(), Detail: "cannot open file", Err: err}
+	}
+	st, err := statFile(op, a, f)
+	if err != nil {
+		f.Close()
+		return nil, fileState{}, "", err
+	}
+	version := fmt.Sprintf("size=%d;mtime_ns=%d", st.size, st.mtimeNs)
+	if opts.HashContent {
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			f.Close()
+			return nil, fileState{}, "", &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "hashing failed", Err: err}
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			f.Close()
+			return nil, fileState{}, "", &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "seek failed", Err: err}
+		}
+		version += ";sha256=" + hex.EncodeToString(h.Sum(nil))
+	}
+	return f, st, version, nil
+}
+
+// checkUnchanged records a CodeChanged failure when f's size or mtime moved.
+func checkUnchanged(t *tracker, f *os.File, before fileState) {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() != before.size || fi.ModTime().UnixNano() != before.mtimeNs {
+		t.fail(Failure{Code: CodeChanged, Detail: "file size or modification time changed during the read"}, false)
+	}
+}
+
+// exclusion resolves Options.Exclude against the source's column names.
+func exclusion(op string, a Address, names []string, exclude []string) (keep []bool, excluded []string, err error) {
+	keep = make([]bool, len(names))
+	for i := range keep {
+		keep[i] = true
+	}
+	for _, x := range exclude {
+		found := false
+		for i, n := range names {
+			if n == x {
+				keep[i], found = false, true
+			}
+		}
+		if !found {
+			return nil, nil, &Error{Code: CodeNotFound, Op: op, Source: a.String(), Detail: fmt.Sprintf("excluded column %q does not exist", x)}
+		}
+	}
+	for i, n := range names {
+		if !keep[i] {
+			excluded = append(excluded, n)
+		}
+	}
+	return keep, excluded, nil
+}
+
+// checkSupported fails visibly on a field of a type outside the supported set.
+func checkSupported(op string, a Address, f arrow.Field) error {
+	if _, ok := TypeName(f.Type); !ok {
+		return &Error{Code: CodeUnsupported, Op: op, Source: a.String(), Detail: fmt.Sprintf("column %q has unsupported type %s; exclude it explicitly", f.Name, f.Type)}
+	}
+	return nil
+}
+
+// recoverPanic turns a panic of a third-party reader on malformed input into
+// a CodeCorrupt error.
+func recoverPanic(op string, a Address, err *error) {
+	if r := recover(); r != nil {
+		*err = &Error{Code: CodeCorrupt, Op: op, Source: a.String(), Detail: "the reader failed on malformed input (recovered panic)"}
+	}
+}
+
+func nullChoice(n *string) string {
+	if n == nil {
+		return "null=none"
+	}
+	return "null=" + strconv.Quote(*n)
+}
+
+// schemaFile is the JSON form of an explicit schema:
+// {"columns":[{"name":"id","type":"int64"},…]}.
+type schemaFile struct {
+	Columns []Column `json:"columns"`
+}
+
+// LoadColumns reads an explicit schema file ({"columns":[{"name":…,
+// "type":…},…]}, unknown fields rejected) and validates every type.
+func LoadColumns(path string) ([]Column, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &Error{Code: CodeIO, Op: "load schema", Source: path, Err: err}
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var f schemaFile
+	if err := dec.Decode(&f); err != nil || dec.More() {
+		return nil, &Error{Code: CodeSchema, Op: "load schema", Source: path, Detail: "malformed schema file", Err: err}
+	}
+	if len(f.Columns) == 0 {
+		return nil, &Error{Code: CodeSchema, Op: "load schema", Source: path, Detail: "no columns"}
+	}
+	if err := (Options{Columns: f.Columns}).Validate(); err != nil {
+		return nil, err
+	}
+	return f.Columns, nil
+}
+
+// newBatch finishes a batch of rows rows. A schema without columns (every
+// column excluded, or JSON lines of empty objects) still carries its row
+// count, which arrow's RecordBuilder would lose.
+func newBatch(rb *array.RecordBuilder, rows int) arrow.RecordBatch {
+	if rb.Schema().NumFields() == 0 {
+		return array.NewRecordBatch(rb.Schema(), nil, int64(rows))
+	}
+	return rb.NewRecordBatch()
+}
