@@ -58,7 +58,15 @@ func (b *RecordBatch) Append(fields []Field, p Profile) error {
 // lies inside Words without overflow, and that every record is a complete C2 frame
 // (see ValidateRecordWords). Errors carry the record index and the absolute word offset
 // in Words. Validate allocates nothing on success and never copies a buffer.
+//
+// The extension type codes 10..14 are accepted only when ProfileID is exactly the
+// identity of an extension profile (StrictV1Ext1.ID() or LogicalV1Ext1.ID()); every
+// other batch, v1 and undeclared ones included, keeps rejecting tags above 9.
 func (b *RecordBatch) Validate() error {
+	maxTag := maxTypeCode
+	if b.ProfileID == StrictV1Ext1.ID() || b.ProfileID == LogicalV1Ext1.ID() {
+		maxTag = maxExtTypeCode
+	}
 	if len(b.Offsets) != len(b.Lengths) {
 		e := newErr("validate", CodeBatchShape, fmt.Sprintf("%d offsets but %d lengths", len(b.Offsets), len(b.Lengths)))
 		return e
@@ -71,7 +79,7 @@ func (b *RecordBatch) Validate() error {
 			e.Record = i
 			return e
 		}
-		if err := validateRecord(b.Words[off : off+n]); err != nil {
+		if err := validateRecord(b.Words[off:off+n], maxTag); err != nil {
 			err.Record = i
 			err.Word += int(off)
 			return err
@@ -98,14 +106,34 @@ func (b *RecordBatch) Validate() error {
 // kinds above 3, calendar-invalid timestamp fields and non-canonical logical-v1 values
 // all pass. Errors carry the word offset within words. No allocation on success.
 func ValidateRecordWords(words []uint64) error {
-	if err := validateRecord(words); err != nil {
+	if err := validateRecord(words, maxTypeCode); err != nil {
+		return err
+	}
+	return nil
+}
+
+// ValidateRecordWordsIn is ValidateRecordWords for a record produced under profile p:
+// under an extension profile it also accepts the extension type codes 10..14 with their
+// payload lengths (DATE and TIME 1 word, DURATION 2, TIMESTAMP_NS as TIMESTAMP, NESTED
+// two packed byte strings); under a v1 profile it is exactly ValidateRecordWords. An
+// invalid p is CodeInput.
+func ValidateRecordWordsIn(words []uint64, p Profile) error {
+	if !p.Valid() {
+		return newErr("validate", CodeInput, "invalid profile")
+	}
+	maxTag := maxTypeCode
+	if p.Extended() {
+		maxTag = maxExtTypeCode
+	}
+	if err := validateRecord(words, maxTag); err != nil {
 		return err
 	}
 	return nil
 }
 
 // validateRecord returns a concrete *Error (nil on success) so Validate can annotate it.
-func validateRecord(w []uint64) *Error {
+// maxTag is the largest type code accepted.
+func validateRecord(w []uint64, maxTag TypeCode) *Error {
 	fail := func(code Code, at int, msg string) *Error {
 		e := newErr("validate", code, msg)
 		e.Word = at
@@ -129,7 +157,13 @@ func validateRecord(w []uint64) *Error {
 	var prev uint64
 	for f := uint64(0); f < count; f++ {
 		if len(w)-pos < 3 {
-			return fail(CodeBatchFrame, pos, fmt.Sprintf("field %d header truncated", f))
+			// Point at the missing header's first word, or, when the record ends right
+			// before it, at the field count that promised it (offsets stay inside words).
+			at := pos
+			if at >= len(w) {
+				at = 2
+			}
+			return fail(CodeBatchFrame, at, fmt.Sprintf("field %d header truncated", f))
 		}
 		id, tag, n := w[pos], w[pos+1], w[pos+2]
 		if id == math.MaxUint64 {
@@ -138,7 +172,7 @@ func validateRecord(w []uint64) *Error {
 		if f > 0 && id <= prev {
 			return fail(CodeBatchFieldID, pos, fmt.Sprintf("field %d id is not greater than the previous field id", f))
 		}
-		if tag > uint64(maxTypeCode) {
+		if tag > uint64(maxTag) {
 			return fail(CodeBatchTag, pos+1, fmt.Sprintf("field %d has unknown type code %d", f, tag))
 		}
 		if n > uint64(len(w)-pos-3) {
@@ -170,7 +204,7 @@ func checkPayloadShape(tag TypeCode, p []uint64) string {
 		if n != 0 {
 			return "payload must be empty"
 		}
-	case Bool, Int64, Uint64, Float64:
+	case Bool, Int64, Uint64, Float64, Date, Time:
 		if n != 1 {
 			return "payload must be one word"
 		}
@@ -188,7 +222,22 @@ func checkPayloadShape(tag TypeCode, p []uint64) string {
 		if p[5] == 0 || p[5] != n-6 {
 			return "coefficient word count disagrees with the payload length"
 		}
-	case Timestamp:
+	case Duration:
+		if n != 2 {
+			return "payload must be two words"
+		}
+	case Nested:
+		if n == 0 {
+			return "payload lacks its type byte count"
+		}
+		k := packedWords(p[0])
+		if n < 2 || k > n-2 {
+			return "type bytes run past the payload"
+		}
+		if packedWords(p[1+k]) != n-2-k {
+			return "value byte count disagrees with the packed word count"
+		}
+	case Timestamp, TimestampNS:
 		if n < 11 {
 			return "payload shorter than 11 words"
 		}

@@ -206,7 +206,7 @@ func appendDecimal(dst []uint64, d DecimalValue, p Profile) ([]uint64, *Error) {
 			// as_tuple() of an infinity has digits (0,).
 			return append(dst, sign, uint64(DecimalInfinity), 0, 0, 1, 1, 0), nil
 		}
-		if p == LogicalV1 {
+		if p.Logical() {
 			return append(dst, 0, uint64(DecimalNaN), 0, 0, 0, 1, 0), nil
 		}
 		dst = append(dst, sign, uint64(d.Form), 0, 0, uint64(len(digits)))
@@ -223,7 +223,7 @@ func appendDecimal(dst []uint64, d DecimalValue, p Profile) ([]uint64, *Error) {
 	if d.ExponentBig != nil {
 		expNeg, expMag, fits = splitExponent(d.ExponentBig)
 	}
-	if p == LogicalV1 {
+	if p.Logical() {
 		if digits == "0" {
 			return append(dst, 0, uint64(DecimalFinite), 0, 0, 1, 1, 0), nil
 		}

@@ -19,6 +19,9 @@
 //	DecimalValue            sign, form, exponent, ASCII coefficient digits; type code 8
 //	TimestampValue          civil fields, microsecond, fold, Zone; type code 9
 //
+// Under the extension profiles (below) there are also DateValue, TimeValue,
+// DurationValue and NestedValue, and TimestampValue may carry nanoseconds.
+//
 // Go has no naive time and no fold, so TimestampValue is not a time.Time. Field ids are
 // FieldID (uint64): a negative id cannot be built in Go, and ParseFieldID rejects
 // negative and oversized decimal ids; the encoder rejects UINT64_MAX and duplicates.
@@ -77,6 +80,24 @@
 // The logical-v1 identity includes the Unicode version of the NFC tables, so it changes
 // when golang.org/x/text does, by design.
 //
+// # Extension 1
+//
+// StrictV1Ext1 ("strict-v1+ext1") and LogicalV1Ext1 ("logical-v1+ext1") are PipeWhy's
+// extension of C2 (docs/contracts/C2-extensions.md), with their own descriptors and
+// identities; the v1 ones are unchanged. They encode every v1 value exactly as their
+// base profile does and add five type codes:
+//
+//	DATE (10)          [days since 1970-01-01, two's complement]     DateValue
+//	TIME (11)          [nanoseconds since midnight]                  TimeValue
+//	DURATION (12)      [lo, hi] 128-bit two's-complement nanoseconds DurationValue
+//	TIMESTAMP_NS (13)  TIMESTAMP's layout, word 6 the nanosecond of the second
+//	NESTED (14)        [type_byte_count, type words..., value_byte_count, value words...]
+//	                   graphforge-canonical/1 schema and value bytes  NestedValue
+//
+// A TimestampValue with a nonzero Nanosecond, which v1 rejects with CodePrecision, is
+// TIMESTAMP_NS under an extension profile; with Nanosecond 0 it stays TIMESTAMP, word
+// for word. v1 profiles reject the extension values with CodeUnsupported.
+//
 // # Timestamps and the tz database
 //
 // IANA offsets follow Python's zoneinfo (PEP 495) exactly: in a gap fold=0 takes the
@@ -93,7 +114,8 @@
 // record i at Words[Offsets[i]:Offsets[i]+Lengths[i]]. Validate checks counts, bounds
 // (without overflow) and every record frame (ValidateRecordWords: header, strictly
 // increasing non-UINT64_MAX ids, type codes 0..9, exact framing and the per-type payload
-// lengths). It does not check payload semantics (a BOOL word of 7, nonzero padding,
+// lengths). The extension codes 10..14 pass only in a batch whose ProfileID is an
+// extension profile's identity, or through ValidateRecordWordsIn with such a profile. It does not check payload semantics (a BOOL word of 7, nonzero padding,
 // invalid UTF-8, calendar fields), which are the producer's responsibility, and it does
 // not check ProfileID: consumers compare it with their own explicit context.
 // RecordBatch.Append encodes a record straight into the pool and refuses to mix
@@ -109,7 +131,7 @@
 // name). Batch codes are PipeWhy's: PW_BATCH_SHAPE (offset and length counts differ),
 // PW_BATCH_BOUNDS (a slice leaves the pool), PW_BATCH_HEADER (short record, wrong
 // version or domain), PW_BATCH_FIELD_ID (ids not strictly increasing, or UINT64_MAX),
-// PW_BATCH_TAG (type code above 9), PW_BATCH_FRAME (field count and payload lengths do
+// PW_BATCH_TAG (type code above 9, or above 13 under an extension profile), PW_BATCH_FRAME (field count and payload lengths do
 // not tile the record), PW_BATCH_PAYLOAD (payload length wrong for its type) and
 // PW_BATCH_PROFILE (Append under another profile).
 //

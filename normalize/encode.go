@@ -62,7 +62,12 @@ func appendValue(dst []uint64, v Value, p Profile) (TypeCode, []uint64, *Error) 
 		return Decimal, out, err
 	case TimestampValue:
 		out, err := appendTimestamp(dst, &v, p)
-		return Timestamp, out, err
+		return timestampCode(&v, p), out, err
+	case DateValue, TimeValue, DurationValue, NestedValue:
+		if !p.Extended() {
+			return 0, dst, encErr(CodeUnsupported, "date, time, duration and nested values need an extension profile")
+		}
+		return appendExt(dst, v)
 	}
 	return 0, dst, encErr(CodeUnsupported, "unsupported value type")
 }
@@ -103,7 +108,7 @@ const (
 )
 
 func floatWord(bits uint64, p Profile) uint64 {
-	if p != LogicalV1 {
+	if !p.Logical() {
 		return bits
 	}
 	if bits&^float64SignBit == 0 {
@@ -121,7 +126,7 @@ func appendText(dst []uint64, s string, p Profile) ([]uint64, *Error) {
 	}
 	// QuickSpanString covers the whole string exactly when s is already NFC (the
 	// common case), and unlike IsNormalString it does not allocate.
-	if p == LogicalV1 && norm.NFC.QuickSpanString(s) != len(s) {
+	if p.Logical() && norm.NFC.QuickSpanString(s) != len(s) {
 		s = norm.NFC.String(s)
 	}
 	return appendPacked(dst, s), nil
@@ -182,7 +187,9 @@ func AppendDecimal(dst []uint64, d *DecimalValue, p Profile) ([]uint64, error) {
 	return out, nil
 }
 
-// AppendTimestamp appends the TIMESTAMP payload of *t under p.
+// AppendTimestamp appends the TIMESTAMP payload of *t under p; under an extension
+// profile a value with a nonzero Nanosecond gets the TIMESTAMP_NS payload instead (its
+// type code is TimestampNS exactly then).
 func AppendTimestamp(dst []uint64, t *TimestampValue, p Profile) ([]uint64, error) {
 	if !p.Valid() {
 		return dst, encErr(CodeInput, "invalid profile")

@@ -114,11 +114,11 @@ func daysIn(y, m int) int {
 	return 31
 }
 
-func (t *TimestampValue) checkFields() *Error {
+func (t *TimestampValue) checkFields(p Profile) *Error {
 	if t.Nanosecond < 0 || t.Nanosecond > 999 {
 		return encErr(CodeInput, "nanosecond outside 0..999")
 	}
-	if t.Nanosecond != 0 {
+	if t.Nanosecond != 0 && !p.Extended() {
 		return encErr(CodePrecision, "sub-microsecond timestamp input (wire version 1 has microsecond resolution)")
 	}
 	switch {
@@ -231,19 +231,37 @@ func pep495Offset(loc *time.Location, wall int64, fold int) int64 {
 	return int64(cur)
 }
 
-// appendTimestamp appends the TIMESTAMP payload of t under profile p.
+// timestampCode is the type code of t under p: TIMESTAMP, or TIMESTAMP_NS for a value
+// with a nonzero sub-microsecond part under an extension profile.
+func timestampCode(t *TimestampValue, p Profile) TypeCode {
+	if t.Nanosecond != 0 && p.Extended() {
+		return TimestampNS
+	}
+	return Timestamp
+}
+
+// appendTimestamp appends the TIMESTAMP payload of t under profile p, or, for a value
+// with a nonzero Nanosecond under an extension profile, the TIMESTAMP_NS payload: the
+// same layout with word 6 holding the nanosecond of the second
+// (Microsecond*1000 + Nanosecond) instead of the microsecond.
 func appendTimestamp(dst []uint64, t *TimestampValue, p Profile) ([]uint64, *Error) {
-	if err := t.checkFields(); err != nil {
+	if err := t.checkFields(p); err != nil {
 		return dst, err
+	}
+	// sub is word 6: the microsecond, or for TIMESTAMP_NS the nanosecond of the second.
+	// Nanosecond is 0 unless p is an extension profile (checkFields).
+	sub := uint64(t.Microsecond)
+	if t.Nanosecond != 0 {
+		sub = sub*1000 + uint64(t.Nanosecond)
 	}
 	off, err := t.utcOffset()
 	if err != nil {
 		return dst, err
 	}
-	if p == LogicalV1 {
+	if p.Logical() {
 		if t.Zone.Kind == ZoneNaive {
 			dst = append(dst, uint64(t.Year), uint64(t.Month), uint64(t.Day), uint64(t.Hour),
-				uint64(t.Minute), uint64(t.Second), uint64(t.Microsecond), 0, uint64(ZoneNaive), 0)
+				uint64(t.Minute), uint64(t.Second), sub, 0, uint64(ZoneNaive), 0)
 			return appendPacked(dst, ""), nil
 		}
 		// astimezone(timezone.utc): exact microsecond arithmetic on the civil fields.
@@ -259,8 +277,12 @@ func appendTimestamp(dst []uint64, t *TimestampValue, p Profile) ([]uint64, *Err
 			return dst, encErr(CodeOverflow, "UTC conversion leaves years 1..9999")
 		}
 		sec := rem / usPerSecond
+		usub := uint64(rem % usPerSecond)
+		if t.Nanosecond != 0 {
+			usub = usub*1000 + uint64(t.Nanosecond)
+		}
 		dst = append(dst, uint64(y), uint64(m), uint64(d), uint64(sec/3600), uint64(sec/60%60),
-			uint64(sec%60), uint64(rem%usPerSecond), 0, uint64(ZoneFixed), 0)
+			uint64(sec%60), usub, 0, uint64(ZoneFixed), 0)
 		return appendPacked(dst, "UTC"), nil
 	}
 	name := ""
@@ -268,7 +290,19 @@ func appendTimestamp(dst []uint64, t *TimestampValue, p Profile) ([]uint64, *Err
 		name = t.Zone.Name
 	}
 	dst = append(dst, uint64(t.Year), uint64(t.Month), uint64(t.Day), uint64(t.Hour),
-		uint64(t.Minute), uint64(t.Second), uint64(t.Microsecond), uint64(t.Fold),
+		uint64(t.Minute), uint64(t.Second), sub, uint64(t.Fold),
 		uint64(t.Zone.Kind), uint64(off))
 	return appendPacked(dst, name), nil
+}
+
+// LoadZone returns the IANA zone for key exactly as the timestamp encoder resolves
+// ZoneIANA keys: zoneinfo's key syntax (relative, normalized paths; not "" or "Local"),
+// Go's tz data, loaded once per key and cached. Errors are CodeTimezone. Columnar
+// encoders use it so that they accept exactly the keys the scalar encoder accepts.
+func LoadZone(key string) (*time.Location, error) {
+	loc, err := loadZone(key)
+	if err != nil {
+		return nil, err
+	}
+	return loc, nil
 }

@@ -7,8 +7,11 @@ import (
 
 // Value is one C2 input scalar. It is a closed sum type: the only implementations are
 // MissingValue, NullValue, BoolValue, IntValue, FloatValue, TextValue, BytesValue,
-// DecimalValue and TimestampValue. Anything else (containers, other Go types) cannot be
-// a Value, which is how "no nested object is accepted as a scalar" holds in Go.
+// DecimalValue and TimestampValue, and the extension 1 values DateValue, TimeValue,
+// DurationValue and NestedValue (encoded only under an extension profile). Anything
+// else (containers, other Go types) cannot be a Value, which is how "no nested object
+// is accepted as a scalar" holds in Go: a nested value is only ever its canonical
+// bytes, under an extension profile.
 // Pointers to these types satisfy the interface too (Go method sets), but the encoders
 // reject them with CodeUnsupported; the typed Append functions (AppendTimestamp, ...)
 // are the allocation-free way to pass large values by pointer.
