@@ -60,6 +60,15 @@ Exit codes: 0 success or no difference, 1 difference found or check failed, 2 er
 	root.SetErr(s.err)
 	root.AddCommand(
 		newVersionCommand(s),
+		newNormalizeCommand(s),
+		newCanonicalCommand(s),
+		newSnapshotCommand(s),
+		newInitCommand(s),
+		newScanCommand(s),
+		newLogCommand(s),
+		newShowCommand(s),
+		newDiffCommand(s),
+		newDemoCommand(s),
 	)
 	return root
 }

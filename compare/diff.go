@@ -1,0 +1,344 @@
+package compare
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/pipewhy/pipewhy/fingerprint"
+	"github.com/pipewhy/pipewhy/normalize"
+	"github.com/pipewhy/pipewhy/repo"
+	"github.com/pipewhy/pipewhy/snapshot"
+)
+
+// Options configure Diff.
+type Options struct {
+	// Limit is the number of examples kept per kind (added, removed, changed);
+	// 0 keeps none, negative means 10.
+	Limit int
+}
+
+// Side describes one of the two snapshots.
+type Side struct {
+	Snapshot     string `json:"snapshot"`
+	Artifact     string `json:"artifact"`
+	Address      string `json:"address"`
+	Namespace    string `json:"namespace"`
+	Resolution   string `json:"resolution"`
+	Rows         uint64 `json:"rows"`
+	Coverage     string `json:"coverage"`
+	FinishedAtNs uint64 `json:"finished_at_ns,string"`
+}
+
+// SchemaChange is one difference between the two snapshots' schemas, matched by
+// stable field id.
+type SchemaChange struct {
+	Kind    string `json:"kind"` // added, removed, renamed, retyped
+	FieldID uint64 `json:"field_id,string"`
+	Name    string `json:"name"`
+	OldName string `json:"old_name,omitempty"`
+	OldType string `json:"old_type,omitempty"` // "type source width nullable"
+	NewType string `json:"new_type,omitempty"`
+}
+
+// FieldCount is the number of changed records of one field.
+type FieldCount struct {
+	Name    string `json:"-"`
+	ID      uint64 `json:"field_id,string"`
+	Changed uint64 `json:"changed"`
+}
+
+// ValueChange is one field's old and new value in a changed record, rendered.
+type ValueChange struct {
+	Field string `json:"field"`
+	Old   string `json:"old"`
+	New   string `json:"new"`
+}
+
+// Example is one added, removed or changed record, by key.
+type Example struct {
+	Key     string        `json:"key"`
+	Changes []ValueChange `json:"changes,omitempty"`
+}
+
+// pick is an example candidate: entry indexes and the key words it sorts by.
+type pick struct {
+	ia, ib int
+	key    []uint64
+}
+
+// keepSmallest inserts p into s (sorted by key words, at most limit long).
+func keepSmallest(s []pick, p pick, limit int) []pick {
+	if limit <= 0 {
+		return s
+	}
+	if len(s) == limit && !lessWords(p.key, s[len(s)-1].key) {
+		return s
+	}
+	i := sort.Search(len(s), func(i int) bool { return lessWords(p.key, s[i].key) })
+	if len(s) < limit {
+		s = append(s, pick{})
+	}
+	copy(s[i+1:], s[i:len(s)-1])
+	s[i] = p
+	return s
+}
+
+// Examples are the kept examples per kind.
+type Examples struct {
+	Added   []Example `json:"added"`
+	Removed []Example `json:"removed"`
+	Changed []Example `json:"changed"`
+}
+
+// Report is the difference between two scan snapshots A (old) and B (new).
+type Report struct {
+	A, B Side
+	// Resolution is the finer resolution both snapshots have.
+	Resolution snapshot.Resolution
+	// Equal: the same dataset state and no schema change.
+	Equal bool
+	// Comparable: the fingerprint contexts are equal, so fingerprints were compared;
+	// false when only the schema identity differs (then only SchemaChanges is set).
+	Comparable bool
+	// StatesEqual: the dataset states (record count and lanes) are equal.
+	StatesEqual   bool
+	SchemaChanges []SchemaChange
+	// Records is set at record and value resolution.
+	Records *Counts
+	// Fields is set at value resolution: every field present in both snapshots, in B's
+	// schema order, with the number of changed records where its value differs.
+	Fields []FieldCount
+	// ColumnsDiffer lists, at every resolution, the fields present in both snapshots
+	// whose column states differ (a cheap per-column drift signal).
+	ColumnsDiffer []string
+	Examples      Examples
+	// Notes explain a coarser comparison than asked for.
+	Notes []string
+}
+
+// Diff compares scan snapshots a (old) and b (new). Snapshots whose contexts differ
+// in algorithm, profile or mode are refused (CodeContext); when only the schema
+// identity differs, the report lists the schema changes and is not Comparable.
+// At record and value resolution the record arrays are compared in one merge pass.
+func Diff(a, b *repo.Scan, o Options) (*Report, error) {
+	if o.Limit < 0 {
+		o.Limit = 10
+	}
+	r := &Report{A: side(a), B: side(b)}
+	r.SchemaChanges = schemaChanges(&a.Descriptor, &b.Descriptor)
+	ca, cb := a.Context, b.Context
+	switch {
+	case ca.Algorithm() != cb.Algorithm():
+		return nil, &Error{Code: CodeContext, Op: "diff", Msg: fmt.Sprintf("not comparable: fingerprint algorithms differ (%s vs %s)", ca.Algorithm().ID(), cb.Algorithm().ID())}
+	case ca.ProfileID() != cb.ProfileID():
+		return nil, &Error{Code: CodeContext, Op: "diff", Msg: fmt.Sprintf("not comparable: normalization profiles differ (%s vs %s)", ca.ProfileID(), cb.ProfileID())}
+	case ca.Mode() != cb.Mode():
+		return nil, &Error{Code: CodeContext, Op: "diff", Msg: fmt.Sprintf("not comparable: fingerprint modes differ (%s vs %s)", ca.Mode(), cb.Mode())}
+	}
+	r.Resolution = coarser(a.Metadata.Resolution, b.Metadata.Resolution)
+	if ca.SchemaID() != cb.SchemaID() {
+		r.Notes = append(r.Notes, "the schemas differ, so fingerprints are not comparable: only schema changes are reported")
+		r.Resolution = snapshot.ResolutionDataset
+		return r, nil
+	}
+	r.Comparable = true
+	eq, err := a.State.Equal(b.State)
+	if err != nil {
+		return nil, &Error{Code: CodeContext, Op: "diff", Msg: "dataset states", Err: err}
+	}
+	r.StatesEqual = eq
+	r.Equal = eq && len(r.SchemaChanges) == 0
+	// Column drift signals.
+	if a.Columns != nil && b.Columns != nil {
+		for i, f := range b.Descriptor.Fields {
+			for k, g := range a.Descriptor.Fields {
+				if g.ID == f.ID {
+					if same, err := a.Columns[k].Equal(b.Columns[i]); err == nil && !same {
+						r.ColumnsDiffer = append(r.ColumnsDiffer, f.Name)
+					}
+				}
+			}
+		}
+	}
+	if r.Resolution != snapshot.ResolutionDataset && !sameKeys(&a.Descriptor, &b.Descriptor) {
+		r.Notes = append(r.Notes, "the snapshots were scanned with different keys: compared at dataset resolution")
+		r.Resolution = snapshot.ResolutionDataset
+	}
+	if r.Resolution == snapshot.ResolutionDataset {
+		return r, nil
+	}
+	values := r.Resolution == snapshot.ResolutionValue
+	var fieldIdx map[uint64]int
+	if values {
+		fieldIdx = map[uint64]int{}
+		for _, f := range b.Descriptor.Fields {
+			if _, ok := a.FieldByID(uint64(f.ID)); ok {
+				fieldIdx[uint64(f.ID)] = len(r.Fields)
+				r.Fields = append(r.Fields, FieldCount{Name: f.Name, ID: uint64(f.ID)})
+			}
+		}
+	}
+	nameA, nameB := namer(&a.Descriptor), namer(&b.Descriptor)
+	// Examples: the Limit smallest keys (by key words) of each kind, chosen with a
+	// bounded insertion so memory stays O(Limit); rendered after the merge pass.
+	var added, removed, changed []pick
+	visit := func(k Kind, ia, ib int) {
+		switch k {
+		case Added:
+			added = keepSmallest(added, pick{ia, ib, b.Key(ib)}, o.Limit)
+		case Removed:
+			removed = keepSmallest(removed, pick{ia, ib, a.Key(ia)}, o.Limit)
+		case Changed:
+			if values {
+				valueDiff(a, b, ia, ib, r.Fields, fieldIdx, nameB, false, nil)
+			}
+			changed = keepSmallest(changed, pick{ia, ib, b.Key(ib)}, o.Limit)
+		}
+	}
+	c, err := Merge(a.Records, b.Records, visit)
+	if err != nil {
+		return nil, err
+	}
+	r.Records = &c
+	for _, p := range added {
+		r.Examples.Added = append(r.Examples.Added, Example{Key: repo.FormatRecord(p.key, nameB)})
+	}
+	for _, p := range removed {
+		r.Examples.Removed = append(r.Examples.Removed, Example{Key: repo.FormatRecord(p.key, nameA)})
+	}
+	for _, p := range changed {
+		ex := Example{Key: repo.FormatRecord(p.key, nameB)}
+		if values {
+			ex.Changes = valueDiff(a, b, p.ia, p.ib, nil, nil, nameB, true, nil)
+		}
+		r.Examples.Changed = append(r.Examples.Changed, ex)
+	}
+	return r, nil
+}
+
+// valueDiff merges the value entries of a's entry ia and b's entry ib by field id and
+// counts every field whose value digest differs; when keep, it renders old and new.
+func valueDiff(a, b *repo.Scan, ia, ib int, fields []FieldCount, idx map[uint64]int, name func(uint64) string, keep bool, out []ValueChange) []ValueChange {
+	const s = fingerprint.ValueStride
+	i, ie := int(a.ValueOffsets[ia]), int(a.ValueOffsets[ia+1])
+	j, je := int(b.ValueOffsets[ib]), int(b.ValueOffsets[ib+1])
+	for i < ie && j < je {
+		fa, fb := a.Values[i*s], b.Values[j*s]
+		switch {
+		case fa < fb:
+			i++
+		case fa > fb:
+			j++
+		default:
+			if a.Values[i*s+1] != b.Values[j*s+1] || a.Values[i*s+2] != b.Values[j*s+2] {
+				if k, ok := idx[fa]; ok && fields != nil {
+					fields[k].Changed++
+				}
+				if keep {
+					out = append(out, ValueChange{Field: name(fa), Old: renderValue(a, i), New: renderValue(b, j)})
+				}
+			}
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+func renderValue(s *repo.Scan, row int) string {
+	t := s.ValueTable
+	lo, hi := t.PayloadOffset[row], t.PayloadOffset[row]+t.PayloadLength[row]
+	return repo.FormatValue(normalize.TypeCode(t.TypeID[row]), t.PayloadWords[lo:hi])
+}
+
+func lessWords(a, b []uint64) bool {
+	for k := 0; k < len(a) && k < len(b); k++ {
+		if a[k] != b[k] {
+			return a[k] < b[k]
+		}
+	}
+	return len(a) < len(b)
+}
+
+func namer(d *repo.Descriptor) func(uint64) string {
+	return func(id uint64) string {
+		for _, f := range d.Fields {
+			if uint64(f.ID) == id {
+				return f.Name
+			}
+		}
+		return fmt.Sprintf("#%d", id)
+	}
+}
+
+func side(s *repo.Scan) Side {
+	return Side{Snapshot: s.Metadata.ID.String(), Artifact: s.Descriptor.Artifact, Address: s.Descriptor.Address,
+		Namespace: s.Metadata.SourceNamespace, Resolution: string(s.Metadata.Resolution), Rows: uint64(s.Descriptor.Rows),
+		Coverage: string(s.Metadata.Coverage.Status), FinishedAtNs: s.Metadata.FinishedAtNs}
+}
+
+func coarser(a, b snapshot.Resolution) snapshot.Resolution {
+	rank := map[snapshot.Resolution]int{snapshot.ResolutionDataset: 0, snapshot.ResolutionRecord: 1, snapshot.ResolutionValue: 2}
+	if rank[a] < rank[b] {
+		return a
+	}
+	return b
+}
+
+func sameKeys(a, b *repo.Descriptor) bool {
+	if len(a.KeyFields) != len(b.KeyFields) {
+		return false
+	}
+	for i := range a.KeyFields {
+		if a.KeyFields[i] != b.KeyFields[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func typeString(f repo.Field) string {
+	return fmt.Sprintf("%s %s width=%d nullable=%t", f.Type, f.Source, f.Width, f.Nullable)
+}
+
+// schemaChanges matches fields by stable id: added, removed, renamed (same id, new
+// name) and retyped (C3 value type, source type, width or nullability).
+func schemaChanges(a, b *repo.Descriptor) []SchemaChange {
+	out := []SchemaChange{}
+	for _, fb := range b.FieldsSorted() {
+		var fa *repo.Field
+		for i := range a.Fields {
+			if a.Fields[i].ID == fb.ID {
+				fa = &a.Fields[i]
+			}
+		}
+		switch {
+		case fa == nil:
+			out = append(out, SchemaChange{Kind: "added", FieldID: uint64(fb.ID), Name: fb.Name, NewType: typeString(fb)})
+		default:
+			if fa.Name != fb.Name {
+				out = append(out, SchemaChange{Kind: "renamed", FieldID: uint64(fb.ID), Name: fb.Name, OldName: fa.Name})
+			}
+			if typeString(*fa) != typeString(fb) || fa.Arrow != fb.Arrow {
+				out = append(out, SchemaChange{Kind: "retyped", FieldID: uint64(fb.ID), Name: fb.Name,
+					OldType: typeString(*fa), NewType: typeString(fb)})
+			}
+		}
+	}
+	for _, fa := range a.FieldsSorted() {
+		if _, ok := findField(b, uint64(fa.ID)); !ok {
+			out = append(out, SchemaChange{Kind: "removed", FieldID: uint64(fa.ID), Name: fa.Name, OldType: typeString(fa)})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].FieldID < out[j].FieldID })
+	return out
+}
+
+func findField(d *repo.Descriptor, id uint64) (repo.Field, bool) {
+	for _, f := range d.Fields {
+		if uint64(f.ID) == id {
+			return f, true
+		}
+	}
+	return repo.Field{}, false
+}

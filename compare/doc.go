@@ -1,0 +1,17 @@
+// Package compare compares two scan snapshots (repo.Scan): whether the datasets are
+// equal, which records were added, removed or changed by key, which fields changed
+// and how often, with examples of old → new values, and the schema changes.
+//
+// Merge is the core: ONE pass over two arrays of C3 record entries [key_lo, key_hi,
+// record_lo, record_hi] sorted by their words, no maps, O(n+m) time, no allocation.
+// Equal keys with equal record digests are unchanged, with different ones changed;
+// keys on one side only are added or removed. A key that occurs more than once (only
+// possible without a unique key) pairs its records by record digest, the rest counting
+// as removed and added, and is counted in Counts.DuplicateKeys.
+//
+// Diff refuses (CodeContext) snapshots whose fingerprint contexts differ in algorithm,
+// C2 profile or mode: their fingerprints mean different things. When only the schema
+// identity differs, it reports the schema changes (by stable field id) and no record
+// counts. It compares at the coarser resolution of the two snapshots, and at dataset
+// resolution when they were scanned with different keys (with a note).
+package compare

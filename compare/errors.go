@@ -1,0 +1,36 @@
+package compare
+
+import "fmt"
+
+// Code is a stable error code. Codes are only ever appended, never renamed or reused.
+type Code string
+
+// Error codes of this package.
+const (
+	CodeContext Code = "PW_COMPARE_CONTEXT" // the snapshots' fingerprint contexts differ beyond the schema
+	CodeRecords Code = "PW_COMPARE_RECORDS" // malformed record arrays (length, order)
+)
+
+// Error is the error type of this package.
+type Error struct {
+	Code Code
+	Op   string
+	Msg  string
+	Err  error
+}
+
+func (e *Error) Error() string {
+	s := "compare " + e.Op + ": " + e.Msg
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return fmt.Sprintf("%s [%s]", s, e.Code)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is reports whether target is an *Error with the same Code.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}

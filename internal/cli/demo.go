@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+
+	"github.com/pipewhy/pipewhy/compare"
+	"github.com/pipewhy/pipewhy/examples"
+	"github.com/pipewhy/pipewhy/normalize"
+	"github.com/pipewhy/pipewhy/repo"
+	"github.com/pipewhy/pipewhy/scan"
+	"github.com/pipewhy/pipewhy/snapshot"
+	"github.com/pipewhy/pipewhy/source"
+	"github.com/spf13/cobra"
+)
+
+func newDemoCommand(s streams) *cobra.Command {
+	var repoDir string
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Scan the shop sample data in two versions and show what changed",
+		Long: `Demo runs PipeWhy end to end on the embedded sample data (examples/shop): it scans
+the three tables of version 1 and version 2 at value resolution, with the keys the
+examples README names, into a temporary repository (or --repo), and prints the diff of
+each table. The differences are the point of the demo: it exits 0 when it ran.
+
+Exit status: 0 the demo ran; 2 error.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			if err := runDemo(ctx, s, repoDir, limit); err != nil {
+				return withExit(ExitError, err)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&repoDir, "repo", "", "repository directory to use (created if needed; default: a temporary one)")
+	cmd.Flags().IntVar(&limit, "limit", 5, "examples to show per kind")
+	return cmd
+}
+
+var demoKeyRe = regexp.MustCompile("`([a-z_]+)\\.csv` \\[([a-z_]+)\\]")
+
+// demoTables returns table name → key column, as the examples README names them.
+func demoTables() (map[string]string, error) {
+	b, err := fs.ReadFile(examples.Shop, "shop/README.md")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, m := range demoKeyRe.FindAllStringSubmatch(string(b), -1) {
+		out[m[1]] = m[2]
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("demo: the examples README names no tables")
+	}
+	return out, nil
+}
+
+func runDemo(ctx context.Context, s streams, repoDir string, limit int) error {
+	tables, err := demoTables()
+	if err != nil {
+		return err
+	}
+	data, err := os.MkdirTemp("", "pipewhy-demo-data-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(data)
+	if err := os.CopyFS(data, examples.Shop); err != nil {
+		return fmt.Errorf("demo: extracting sample data: %w", err)
+	}
+	var r *repo.Repo
+	if repoDir == "" {
+		tmp, err := os.MkdirTemp("", "pipewhy-demo-repo-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		repoDir = tmp
+	}
+	if r, err = repo.Open(repoDir); err != nil {
+		if r, err = repo.Init(repoDir); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(s.out, "PipeWhy demo: the shop sample data, version 1 → version 2 (repository %s)\n\n", r.Dir())
+	names := make([]string, 0, len(tables))
+	for t := range tables {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	for _, t := range names {
+		cols, err := source.LoadColumns(filepath.Join(data, "shop", "schema", t+".json"))
+		if err != nil {
+			return err
+		}
+		var ids [2]snapshot.ID
+		for v := 1; v <= 2; v++ {
+			addr := filepath.Join(data, "shop", fmt.Sprintf("v%d", v), t+".csv")
+			res, err := scan.Run(ctx, r, scan.Options{Address: addr, Name: t, Resolution: snapshot.ResolutionValue,
+				Key: []string{tables[t]}, Profile: normalize.StrictV1, Source: source.Options{Columns: cols}})
+			if err != nil {
+				return err
+			}
+			ids[v-1] = res.ID
+			fmt.Fprintf(s.out, "$ pipewhy scan shop/v%d/%s.csv --key %s --resolution value\n", v, t, tables[t])
+			if err := printScan(s, res, false); err != nil {
+				return err
+			}
+		}
+		a, err := r.Load(ids[0])
+		if err != nil {
+			return err
+		}
+		b, err := r.Load(ids[1])
+		if err != nil {
+			return err
+		}
+		rep, err := compare.Diff(a, b, compare.Options{Limit: limit})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(s.out, "\n$ pipewhy diff %s %s\n", ids[0].String()[:8], ids[1].String()[:8])
+		if err := printDiff(s.out, rep); err != nil {
+			return err
+		}
+		fmt.Fprintln(s.out)
+	}
+	fmt.Fprintln(s.out, "The differences above are the point of the demo; compare them with examples/shop/README.md.")
+	return nil
+}

@@ -1,0 +1,283 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+type diffDoc struct {
+	Equal      bool   `json:"equal"`
+	Comparable bool   `json:"comparable"`
+	Resolution string `json:"resolution"`
+	Records    *struct {
+		Added     *uint64 `json:"added"`
+		Removed   *uint64 `json:"removed"`
+		Changed   *uint64 `json:"changed"`
+		Unchanged *uint64 `json:"unchanged"`
+	} `json:"records"`
+	Fields map[string]struct {
+		Changed *uint64 `json:"changed"`
+	} `json:"fields"`
+	SchemaChanges []struct {
+		Kind string `json:"kind"`
+		Name string `json:"name"`
+	} `json:"schema_changes"`
+	Examples struct {
+		Added   []struct{ Key string } `json:"added"`
+		Removed []struct{ Key string } `json:"removed"`
+		Changed []struct {
+			Key     string
+			Changes []struct{ Field, Old, New string }
+		} `json:"changed"`
+	} `json:"examples"`
+}
+
+func diffJSONOf(t *testing.T, wantCode int, args ...string) diffDoc {
+	t.Helper()
+	code, out, e := runCLI(t, append([]string{"diff", "--json"}, args...)...)
+	if code != wantCode {
+		t.Fatalf("diff %v: exit %d, want %d; stderr %s", args, code, wantCode, e)
+	}
+	var d diffDoc
+	dec := json.NewDecoder(strings.NewReader(out))
+	if err := dec.Decode(&d); err != nil {
+		t.Fatalf("diff --json: %v\n%s", err, out)
+	}
+	// Counts are JSON integers, not strings.
+	var raw map[string]any
+	json.Unmarshal([]byte(out), &raw)
+	if rec, ok := raw["records"].(map[string]any); ok {
+		for _, k := range []string{"added", "removed", "changed", "unchanged"} {
+			if _, isNum := rec[k].(float64); !isNum {
+				t.Errorf("records.%s is %T, want a JSON number", k, rec[k])
+			}
+		}
+	}
+	if _, ok := raw["schema_changes"].([]any); !ok {
+		t.Errorf("schema_changes is %T, want an array", raw["schema_changes"])
+	}
+	return d
+}
+
+// TestDiffShopValue checks the v1 → v2 counts against examples/shop/README.md, whose
+// numbers come from the generator's rules.
+func TestDiffShopValue(t *testing.T) {
+	r := newRepo(t)
+	type want struct {
+		table, key                        string
+		added, removed, changed, v1, same uint64
+		fields                            map[string]uint64
+	}
+	wants := []want{
+		// customers: 50 → 50, customer 7 changed email.
+		{"customers", "customer_id", 0, 0, 1, 50, 49, map[string]uint64{"email": 1, "name": 0, "country": 0, "created_at": 0, "customer_id": 0}},
+		// orders: 200 → 210; +15 (201..215), −5 (37,74,111,148,185), 8 amount + 6 status changed.
+		{"orders", "order_id", 15, 5, 14, 200, 200 - 5 - 14, map[string]uint64{"amount": 8, "status": 6, "customer_id": 0, "placed_at": 0, "order_id": 0}},
+		// daily_revenue: 20 → 21; +1 day, 13 days changed.
+		{"daily_revenue", "day", 1, 0, 13, 20, 20 - 13, nil},
+	}
+	for _, w := range wants {
+		t.Run(w.table, func(t *testing.T) {
+			a := scanShop(t, r, 1, w.table, w.key, "value")
+			b := scanShop(t, r, 2, w.table, w.key, "value")
+			d := diffJSONOf(t, ExitDifference, "--repo", r, "--limit", "100", a, b)
+			if d.Equal || d.Records == nil || d.Resolution != "value" {
+				t.Fatalf("diff = %+v", d)
+			}
+			got := [4]uint64{*d.Records.Added, *d.Records.Removed, *d.Records.Changed, *d.Records.Unchanged}
+			if got != [4]uint64{w.added, w.removed, w.changed, w.same} {
+				t.Errorf("records added/removed/changed/unchanged = %v, want %v", got, [4]uint64{w.added, w.removed, w.changed, w.same})
+			}
+			for name, n := range w.fields {
+				f, ok := d.Fields[name]
+				if !ok || f.Changed == nil || *f.Changed != n {
+					t.Errorf("fields[%s] = %+v, want changed %d", name, f, n)
+				}
+			}
+			if len(d.SchemaChanges) != 0 {
+				t.Errorf("schema changes %+v, want none (README: schemas unchanged)", d.SchemaChanges)
+			}
+			if uint64(len(d.Examples.Added)) != w.added || uint64(len(d.Examples.Removed)) != w.removed || uint64(len(d.Examples.Changed)) != w.changed {
+				t.Errorf("examples %d/%d/%d", len(d.Examples.Added), len(d.Examples.Removed), len(d.Examples.Changed))
+			}
+		})
+	}
+	// The README lists the removed orders and the changed customer; the examples name them.
+	a := scanShop(t, r, 1, "orders", "order_id", "value")
+	b := scanShop(t, r, 2, "orders", "order_id", "value")
+	d := diffJSONOf(t, ExitDifference, "--repo", r, a, b)
+	var removed []string
+	for _, e := range d.Examples.Removed {
+		removed = append(removed, e.Key)
+	}
+	if got := strings.Join(removed, ","); got != "order_id=37,order_id=74,order_id=111,order_id=148,order_id=185" {
+		t.Errorf("removed examples %s", got)
+	}
+	// order 23: amount +5.00 (README), status unchanged.
+	var found bool
+	for _, e := range d.Examples.Changed {
+		if e.Key == "order_id=23" {
+			found = true
+			if len(e.Changes) != 1 || e.Changes[0].Field != "amount" {
+				t.Errorf("order 23 changes %+v", e.Changes)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("order_id=23 not among the first changed examples: %+v", d.Examples.Changed)
+	}
+	// Text output: the first lines a person reads.
+	code, out, _ := runCLI(t, "diff", "--repo", r, a[:8], b[:8])
+	if code != ExitDifference {
+		t.Fatalf("text diff exit %d", code)
+	}
+	for _, s := range []string{"+15 added", "−5 removed", "~14 changed", "181 same", "amount ~8", "status ~6", "schema    unchanged"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("text diff lacks %q:\n%s", s, out)
+		}
+	}
+}
+
+func TestDiffSelfIsEqual(t *testing.T) {
+	r := newRepo(t)
+	for _, res := range []string{"dataset", "record", "value"} {
+		key := "order_id"
+		if res == "dataset" {
+			key = ""
+		}
+		id := scanShop(t, r, 1, "orders", key, res)
+		d := diffJSONOf(t, ExitOK, "--repo", r, id, id)
+		if !d.Equal {
+			t.Errorf("%s: self diff not equal: %+v", res, d)
+		}
+		if res != "dataset" && (d.Records == nil || *d.Records.Unchanged != 200 || *d.Records.Changed != 0) {
+			t.Errorf("%s: self diff records %+v", res, d.Records)
+		}
+	}
+	// Two scans of the same file are equal too.
+	a := scanShop(t, r, 2, "customers", "customer_id", "value")
+	b := scanShop(t, r, 2, "customers", "customer_id", "value")
+	if d := diffJSONOf(t, ExitOK, "--repo", r, a, b); !d.Equal {
+		t.Errorf("rescan differs: %+v", d)
+	}
+}
+
+func TestDiffDatasetResolution(t *testing.T) {
+	r := newRepo(t)
+	a := scanShop(t, r, 1, "customers", "", "dataset")
+	b := scanShop(t, r, 2, "customers", "", "dataset")
+	d := diffJSONOf(t, ExitDifference, "--repo", r, a, b)
+	if d.Equal || d.Records != nil || d.Fields != nil || d.Resolution != "dataset" {
+		t.Errorf("dataset diff = %+v", d)
+	}
+	code, out, _ := runCLI(t, "diff", "--repo", r, a, b)
+	// Only customer 7's email changed: only the email column's fingerprint differs.
+	if code != ExitDifference || !strings.Contains(out, "columns   email differ") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	// A value and a dataset snapshot compare at dataset resolution.
+	c := scanShop(t, r, 2, "customers", "customer_id", "value")
+	if d := diffJSONOf(t, ExitDifference, "--repo", r, a, c); d.Resolution != "dataset" || d.Records != nil {
+		t.Errorf("mixed resolution diff = %+v", d)
+	}
+}
+
+func TestDiffSchemaChangeAndContexts(t *testing.T) {
+	r := newRepo(t)
+	dir := t.TempDir()
+	v1 := filepath.Join(dir, "v1.csv")
+	v2 := filepath.Join(dir, "v2.csv")
+	os.WriteFile(v1, []byte("id,name\n1,a\n2,b\n"), 0o644)
+	os.WriteFile(v2, []byte("id,name,extra\n1,a,x\n2,b,y\n"), 0o644)
+	scanID := func(args ...string) string {
+		code, out, e := runCLI(t, append([]string{"scan", "--repo", r, "--name", "t"}, args...)...)
+		if code != 0 {
+			t.Fatalf("scan %v: %s", args, e)
+		}
+		return snapRe.FindStringSubmatch(out)[1]
+	}
+	a := scanID(v1, "--key", "id", "--resolution", "record")
+	b := scanID(v2, "--key", "id", "--resolution", "record")
+	d := diffJSONOf(t, ExitDifference, "--repo", r, a, b)
+	if d.Equal || d.Comparable || len(d.SchemaChanges) != 1 || d.SchemaChanges[0].Kind != "added" || d.SchemaChanges[0].Name != "extra" {
+		t.Errorf("schema diff = %+v", d)
+	}
+	// Another profile: refused with exit 2 and a clear message.
+	c := scanID(v1, "--key", "id", "--resolution", "record", "--profile", "logical-v1")
+	code, _, e := runCLI(t, "diff", "--repo", r, a, c)
+	if code != ExitError || !strings.Contains(e, "not comparable") || !strings.Contains(e, "profiles differ") {
+		t.Errorf("cross-profile diff: exit %d stderr %q", code, e)
+	}
+}
+
+func TestDiffBadIDs(t *testing.T) {
+	r := newRepo(t)
+	id := scanShop(t, r, 1, "daily_revenue", "", "dataset")
+	// Two fake published directories sharing a prefix make the prefix ambiguous.
+	snaps := filepath.Join(r, "store", "snapshots")
+	os.Mkdir(filepath.Join(snaps, "ffff0000000000000000000000000001"), 0o755)
+	os.Mkdir(filepath.Join(snaps, "ffff0000000000000000000000000002"), 0o755)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"diff", id, "0123456789abcdef0123456789abcdef"}, "PW_REPO_UNKNOWN_ID"},
+		{[]string{"diff", id, "ffff"}, "PW_REPO_AMBIGUOUS"},
+		{[]string{"diff", id, "xyz!"}, "PW_REPO_UNKNOWN_ID"},
+		{[]string{"show", "ffff"}, "PW_REPO_AMBIGUOUS"},
+		{[]string{"show", "ffff0000000000000000000000000001"}, "PW_REPO_FORMAT"},
+	} {
+		code, _, e := runCLI(t, append(c.args, "--repo", r)...)
+		if code != ExitError || !strings.Contains(e, c.want) {
+			t.Errorf("%v: exit %d stderr %q, want %s", c.args, code, e, c.want)
+		}
+	}
+}
+
+// TestDiffCompositeKey: a composite key (order_id, customer_id) that the v2 changes do
+// not touch gives the README's counts, and keys print both columns in field id order.
+func TestDiffCompositeKey(t *testing.T) {
+	r := newRepo(t)
+	a := scanShop(t, r, 1, "orders", "customer_id,order_id", "value")
+	b := scanShop(t, r, 2, "orders", "order_id,customer_id", "value")
+	d := diffJSONOf(t, ExitDifference, "--repo", r, a, b)
+	if d.Records == nil || *d.Records.Added != 15 || *d.Records.Removed != 5 || *d.Records.Changed != 14 {
+		t.Fatalf("records = %+v", d.Records)
+	}
+	// orders.csv: order 37 has customer 1 + (37*31) % 50 = 48.
+	if len(d.Examples.Removed) == 0 || d.Examples.Removed[0].Key != "order_id=37 customer_id=48" {
+		t.Errorf("removed[0] = %+v", d.Examples.Removed)
+	}
+}
+
+// TestDiffRetypeIsComparable: a width change (int32 → int64) is a schema change that
+// leaves the C3 schema identity alone (both are C2 integers): records are compared,
+// and the diff reports the retype with exit 1 even though no record changed.
+func TestDiffRetypeIsComparable(t *testing.T) {
+	r := newRepo(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "t.csv")
+	os.WriteFile(data, []byte("id,v\n1,10\n2,20\n"), 0o644)
+	s32 := filepath.Join(dir, "s32.json")
+	s64 := filepath.Join(dir, "s64.json")
+	os.WriteFile(s32, []byte(`{"columns":[{"name":"id","type":"int64"},{"name":"v","type":"int32"}]}`), 0o644)
+	os.WriteFile(s64, []byte(`{"columns":[{"name":"id","type":"int64"},{"name":"v","type":"int64"}]}`), 0o644)
+	var ids []string
+	for _, s := range []string{s32, s64} {
+		code, out, e := runCLI(t, "scan", "--repo", r, "--schema", s, "--key", "id", "--resolution", "value", data)
+		if code != 0 {
+			t.Fatalf("scan: %s", e)
+		}
+		ids = append(ids, snapRe.FindStringSubmatch(out)[1])
+	}
+	d := diffJSONOf(t, ExitDifference, "--repo", r, ids[0], ids[1])
+	if d.Equal || !d.Comparable || d.Records == nil || *d.Records.Unchanged != 2 || *d.Records.Changed != 0 {
+		t.Errorf("diff = %+v", d)
+	}
+	if len(d.SchemaChanges) != 1 || d.SchemaChanges[0].Kind != "retyped" || d.SchemaChanges[0].Name != "v" {
+		t.Errorf("schema changes = %+v", d.SchemaChanges)
+	}
+}

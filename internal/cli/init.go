@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/pipewhy/pipewhy/repo"
+	"github.com/pipewhy/pipewhy/snapshot"
+	"github.com/spf13/cobra"
+)
+
+func newInitCommand(s streams) *cobra.Command {
+	var dir string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Create a PipeWhy repository (.pipewhy/) in the working directory",
+		Long: `Init creates a repository: the directory .pipewhy/ in the working directory, or
+the directory given with --repo. It holds a C5 snapshot store (store/), the source schema
+registry that gives columns stable field ids (sources.json) and an append-only log of
+scans (log.jsonl).
+
+Other commands find the repository with --repo, or by looking for .pipewhy/ in the
+working directory and its parents, like git.
+
+Exit status: 0 created; 2 a repository already exists there, or any other error.`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			target := dir
+			if target == "" {
+				target = repo.DirName
+			}
+			r, err := repo.Init(target)
+			if err != nil {
+				return withExit(ExitError, err)
+			}
+			if asJSON {
+				return emitJSON(s, map[string]any{"repository": r.Dir()})
+			}
+			_, err = fmt.Fprintf(s.out, "initialized empty PipeWhy repository in %s\n", r.Dir())
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&dir, "repo", "", "repository directory to create (default ./.pipewhy)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "write JSON instead of text")
+	return cmd
+}
+
+// openRepo finds the repository: --repo, else .pipewhy in the working directory or a parent.
+func openRepo(explicit string) (*repo.Repo, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, withExit(ExitError, err)
+	}
+	r, err := repo.Find(wd, explicit)
+	if err != nil {
+		return nil, withExit(ExitError, err)
+	}
+	return r, nil
+}
+
+// resolveID resolves a full or abbreviated snapshot id in r.
+func resolveID(r *repo.Repo, s string) (snapshot.ID, error) {
+	id, err := r.Resolve(s)
+	if err != nil {
+		return id, withExit(ExitError, err)
+	}
+	return id, nil
+}
+
+// loadScan resolves and loads one scan snapshot.
+func loadScan(r *repo.Repo, s string) (*repo.Scan, error) {
+	id, err := resolveID(r, s)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := r.Load(id)
+	if err != nil {
+		var ie *snapshot.StorageIntegrityError
+		if errors.As(err, &ie) {
+			return nil, withExit(ExitError, fmt.Errorf("snapshot %s is corrupt: %w", id, err))
+		}
+		return nil, withExit(ExitError, err)
+	}
+	return sc, nil
+}
+
+func emitJSON(s streams, v any) error {
+	enc := json.NewEncoder(s.out)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/pipewhy/pipewhy/repo"
+	"github.com/spf13/cobra"
+)
+
+func newLogCommand(s streams) *cobra.Command {
+	var repoDir string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "log [ARTIFACT]",
+		Short: "List the scans of the repository, newest first",
+		Long: `Log lists the published scans from the repository's scan log, newest first:
+snapshot id, finish time (UTC), artifact, rows, coverage, resolution and source address.
+With ARTIFACT, only that artifact's scans.
+
+Exit status: 0 success (also when nothing was scanned yet); 2 error.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			r, err := openRepo(repoDir)
+			if err != nil {
+				return err
+			}
+			entries, err := r.Log()
+			if err != nil {
+				return withExit(ExitError, err)
+			}
+			out := []repo.LogEntry{}
+			for i := len(entries) - 1; i >= 0; i-- {
+				if len(args) == 0 || entries[i].Artifact == args[0] {
+					out = append(out, entries[i])
+				}
+			}
+			if asJSON {
+				docs := make([]logJSON, 0, len(out))
+				for _, e := range out {
+					docs = append(docs, logJSON{Snapshot: e.Snapshot, Artifact: e.Artifact, Address: e.Address,
+						Resolution: e.Resolution, Rows: e.Rows, Coverage: e.Coverage, FinishedAtNs: e.FinishedAtNs,
+						FinishedAt: time.Unix(0, int64(e.FinishedAtNs)).UTC().Format(time.RFC3339Nano)})
+				}
+				return emitJSON(s, docs)
+			}
+			for _, e := range out {
+				fmt.Fprintf(s.out, "%s  %s  %-16s %10s rows  %-8s %-7s %s\n", e.Snapshot, formatNs(e.FinishedAtNs),
+					e.Artifact, commas(e.Rows), e.Coverage, e.Resolution, e.Address)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&repoDir, "repo", "", "repository directory (default: .pipewhy here or in a parent)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "write JSON instead of text")
+	return cmd
+}
+
+// logJSON is one scan in 'log --json': counts are JSON integers (like scan, show and
+// diff), times decimal-string nanoseconds and RFC 3339.
+type logJSON struct {
+	Snapshot     string `json:"snapshot"`
+	Artifact     string `json:"artifact"`
+	Address      string `json:"address"`
+	Resolution   string `json:"resolution"`
+	Rows         uint64 `json:"rows"`
+	Coverage     string `json:"coverage"`
+	FinishedAtNs uint64 `json:"finished_at_ns,string"`
+	FinishedAt   string `json:"finished_at"`
+}
+
+func formatNs(ns uint64) string {
+	return time.Unix(0, int64(ns)).UTC().Format("2006-01-02 15:04:05")
+}

@@ -1,0 +1,477 @@
+package repo
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/pipewhy/pipewhy/arrays"
+	"github.com/pipewhy/pipewhy/fingerprint"
+	"github.com/pipewhy/pipewhy/normalize"
+	"github.com/pipewhy/pipewhy/snapshot"
+)
+
+// Scan descriptor format identifiers (the "scan" array; docs/scan-format.md).
+const (
+	DescriptorFormat  = "pipewhy.scan"
+	DescriptorVersion = 1
+)
+
+// Array keys of a scan snapshot that are not C1 table columns. C1 columns are stored
+// under "<table>_<column>" (for example "observation_fingerprint_words").
+const (
+	KeyDescriptor   = "scan"          // uint8: the Descriptor as UTF-8 JSON
+	KeyRecords      = "records"       // uint64: C3 Result.Records (stride 4, sorted)
+	KeyKeyWords     = "key_words"     // uint64: key-projected C2 records, one per records entry
+	KeyKeyOffsets   = "key_offsets"   // uint64: len(records)/4+1 offsets into key_words
+	KeyValues       = "values"        // uint64: C3 Result.Values (stride 3)
+	KeyValueOffsets = "value_offsets" // uint64: C3 Result.ValueOffsets
+)
+
+// Artifact kinds (artifact.kind_id) of a scan snapshot.
+const (
+	KindDataset uint8 = 0 // the scanned dataset, artifact 0, a root
+	KindField   uint8 = 1 // one source column, artifact i (1-based schema position), parent 0
+)
+
+// Uint is a uint64 that JSON carries as a decimal string (exact in every JSON reader).
+type Uint uint64
+
+// MarshalJSON writes the decimal string.
+func (u Uint) MarshalJSON() ([]byte, error) {
+	return []byte(`"` + strconv.FormatUint(uint64(u), 10) + `"`), nil
+}
+
+// UnmarshalJSON reads a decimal string.
+func (u *Uint) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	v, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || strconv.FormatUint(v, 10) != s {
+		return fmt.Errorf("not a canonical uint64 decimal string")
+	}
+	*u = Uint(v)
+	return nil
+}
+
+// Field is one source column as a scan saw it.
+type Field struct {
+	ID       Uint   `json:"id"`       // stable field id from the source registry
+	Name     string `json:"name"`     // column name
+	Type     string `json:"type"`     // C3 value type (fingerprint.ValueType): int, text, decimal, ...
+	Source   string `json:"source"`   // the source's own type spelling (source.MetaSourceType)
+	Arrow    string `json:"arrow"`    // Arrow type (source.TypeName spelling)
+	Width    Uint   `json:"width"`    // source bit width of fixed-width numbers, else 0
+	Nullable bool   `json:"nullable"` // the source column admits nulls
+}
+
+// Descriptor is the non-numeric part of a scan snapshot, stored as the "scan" array.
+// Names (C1 artifact.name_id) resolve here: name 0 is Artifact, name i is Fields[i-1].Name.
+type Descriptor struct {
+	Format         string   `json:"format"`  // DescriptorFormat
+	Version        int      `json:"version"` // DescriptorVersion
+	Artifact       string   `json:"artifact"`
+	Address        string   `json:"address"` // source address as given to scan
+	Adapter        string   `json:"adapter"`
+	Rows           Uint     `json:"rows"`
+	KeyFields      []Uint   `json:"key_fields"` // ascending field ids; empty: the whole record is the key
+	Fields         []Field  `json:"fields"`     // in source schema order
+	SourceSchemaID string   `json:"source_schema_id"`
+	Choices        []string `json:"choices"`
+	Excluded       []string `json:"excluded"`
+	ColumnStates   bool     `json:"column_states"` // observation rows 1..n hold per-field column states
+}
+
+// Scan is a decoded, validated scan snapshot.
+type Scan struct {
+	Metadata     snapshot.Metadata
+	Descriptor   Descriptor
+	Context      fingerprint.Context
+	State        fingerprint.State   // dataset state (observation row 0)
+	Columns      []fingerprint.State // per Descriptor.Fields (nil without column states)
+	Artifacts    *arrays.ArtifactTable
+	Observations *arrays.ObservationTable
+
+	// Record and value resolution.
+	Records    []uint64 // [key_lo, key_hi, record_lo, record_hi]..., sorted
+	KeyWords   []uint64
+	KeyOffsets []uint64
+
+	// Value resolution.
+	Values       []uint64 // [field_id, value_lo, value_hi]...
+	ValueOffsets []uint64
+	ValueTable   *arrays.ValueTable // row j holds the C2 payload of Values entry j
+}
+
+// Len returns the number of record entries (record and value resolution).
+func (s *Scan) Len() int { return len(s.Records) / fingerprint.RecordStride }
+
+// Key returns the key-projected C2 record of entry i.
+func (s *Scan) Key(i int) []uint64 { return s.KeyWords[s.KeyOffsets[i]:s.KeyOffsets[i+1]] }
+
+// FieldByID returns the field with id, and whether there is one.
+func (s *Scan) FieldByID(id uint64) (Field, bool) {
+	for _, f := range s.Descriptor.Fields {
+		if uint64(f.ID) == id {
+			return f, true
+		}
+	}
+	return Field{}, false
+}
+
+// SchemaDescriptor returns the C3 schema descriptor of the scanned fields
+// (RenameKeepsIdentity: names do not take part in the fingerprint schema identity).
+func (d *Descriptor) SchemaDescriptor() fingerprint.SchemaDescriptor {
+	sd := fingerprint.SchemaDescriptor{RenamePolicy: fingerprint.RenameKeepsIdentity}
+	for _, f := range d.Fields {
+		sd.Fields = append(sd.Fields, fingerprint.SchemaField{ID: uint64(f.ID), Name: f.Name,
+			Type: fingerprint.ValueType(f.Type), Source: f.Source})
+	}
+	return sd
+}
+
+// Identities are the local ids of a scan's observation rows: policy 0 is the profile,
+// algorithm 0 the algorithm, snapshot 0 the snapshot itself.
+func Identities(c fingerprint.Context) fingerprint.Identities {
+	return fingerprint.Identities{
+		Algorithms: map[uint64]string{0: c.Algorithm().ID()},
+		Policies:   map[uint64]string{0: c.ProfileID()},
+	}
+}
+
+// Arrays returns the named arrays of s for snapshot.Publish. s.Metadata, s.State and
+// s.Columns are not used: the observation table already carries the states.
+func (s *Scan) Arrays() (map[string]snapshot.Array, error) {
+	desc := s.Descriptor
+	desc.Format, desc.Version = DescriptorFormat, DescriptorVersion
+	js, err := json.Marshal(desc)
+	if err != nil {
+		return nil, &Error{Code: CodeFormat, Op: "encode", Msg: "cannot encode descriptor", Err: err}
+	}
+	out := map[string]snapshot.Array{KeyDescriptor: snapshot.FromUint8(js)}
+	tables := []arrays.Table{s.Artifacts, s.Observations}
+	if s.Records != nil {
+		out[KeyRecords] = snapshot.FromUint64(s.Records)
+		out[KeyKeyWords] = snapshot.FromUint64(s.KeyWords)
+		out[KeyKeyOffsets] = snapshot.FromUint64(s.KeyOffsets)
+	}
+	if s.Values != nil {
+		out[KeyValues] = snapshot.FromUint64(s.Values)
+		out[KeyValueOffsets] = snapshot.FromUint64(s.ValueOffsets)
+		tables = append(tables, s.ValueTable)
+	}
+	for _, t := range tables {
+		fr, err := arrays.FrameOf(t)
+		if err != nil {
+			return nil, &Error{Code: CodeFormat, Op: "encode", Msg: "C1 frame", Err: err}
+		}
+		for name, v := range fr.Columns {
+			b, err := v.AppendBytes(nil)
+			if err != nil {
+				return nil, &Error{Code: CodeFormat, Op: "encode", Msg: "C1 column " + name, Err: err}
+			}
+			dt, err := snapshot.ParseDType(v.DType().String())
+			if err != nil {
+				return nil, &Error{Code: CodeFormat, Op: "encode", Msg: "C1 column dtype " + name, Err: err}
+			}
+			a, err := snapshot.NewArray(dt, b)
+			if err != nil {
+				return nil, &Error{Code: CodeFormat, Op: "encode", Msg: "C1 column " + name, Err: err}
+			}
+			out[string(fr.Table)+"_"+name] = a
+		}
+	}
+	return out, nil
+}
+
+// Load opens snapshot id of the repository and decodes and validates it as a scan
+// snapshot: the descriptor, the C1 tables (validated with their contexts), the
+// fingerprint context (rebuilt from the metadata and the descriptor, its identity
+// checked), the dataset and column states, and the shapes of the record and value
+// arrays. Anything wrong is CodeFormat; nothing is trusted unchecked.
+func (r *Repo) Load(id snapshot.ID) (*Scan, error) {
+	snap, err := r.store.Open(id)
+	if err != nil {
+		return nil, &Error{Code: CodeFormat, Op: "load", Path: r.store.Path(id), Msg: "cannot open snapshot", Err: err}
+	}
+	s, err := Decode(snap)
+	if err != nil {
+		if e, ok := err.(*Error); ok && e.Path == "" {
+			e.Path = r.store.Path(id)
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+// Decode decodes and validates an opened snapshot as a scan snapshot (see Load).
+func Decode(snap *snapshot.Snapshot) (*Scan, error) {
+	bad := func(msg string, err error) error {
+		return &Error{Code: CodeFormat, Op: "load", Msg: msg, Err: err}
+	}
+	s := &Scan{Metadata: snap.Metadata}
+	js, err := getU8(snap, KeyDescriptor)
+	if err != nil {
+		return nil, bad("not a scan snapshot (no descriptor)", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s.Descriptor); err != nil {
+		return nil, bad("malformed descriptor", err)
+	}
+	d := &s.Descriptor
+	if d.Format != DescriptorFormat || d.Version != DescriptorVersion {
+		return nil, bad("unsupported descriptor format or version", nil)
+	}
+	fieldIDs := make([]uint64, 0, len(d.Fields))
+	for _, f := range d.Fields {
+		fieldIDs = append(fieldIDs, uint64(f.ID))
+	}
+	// Context.
+	fc := snap.Metadata.Fingerprint
+	alg, err := fingerprint.ParseAlgorithm(fc.AlgorithmID)
+	if err != nil {
+		return nil, bad("unknown fingerprint algorithm", err)
+	}
+	mode, err := fingerprint.ParseMode(fc.Mode)
+	if err != nil {
+		return nil, bad("unknown fingerprint mode", err)
+	}
+	ctx, err := fingerprint.NewContext(alg, fc.ProfileID, d.SchemaDescriptor(), mode)
+	if err != nil {
+		return nil, bad("invalid fingerprint context", err)
+	}
+	if ctx.ID() != fc.ContextID || ctx.SchemaID() != fc.SourceSchemaID {
+		return nil, bad("fingerprint context identity does not match the descriptor", nil)
+	}
+	s.Context = ctx
+	// C1 tables.
+	at, err := decodeTable(snap, arrays.TableArtifact)
+	if err != nil {
+		return nil, err
+	}
+	ot, err := decodeTable(snap, arrays.TableObservation)
+	if err != nil {
+		return nil, err
+	}
+	s.Artifacts = at.(*arrays.ArtifactTable)
+	s.Observations = ot.(*arrays.ObservationTable)
+	names := make([]uint64, len(d.Fields)+1)
+	for i := range names {
+		names[i] = uint64(i)
+	}
+	types := make([]uint64, 10)
+	for i := range types {
+		types[i] = uint64(i)
+	}
+	cx := &arrays.Context{
+		Names: mustSet(names...), Kinds: mustSet(uint64(KindDataset), uint64(KindField)),
+		Fields: mustSet(fieldIDs...), Types: mustSet(types...),
+		Snapshots: mustSet(0), Policies: mustSet(0), Algorithms: mustSet(0),
+	}
+	if err := s.Artifacts.Validate(cx); err != nil {
+		return nil, bad("artifact table", err)
+	}
+	if s.Artifacts.Len() != len(d.Fields)+1 {
+		return nil, bad("artifact table does not hold the dataset and one artifact per field", nil)
+	}
+	if err := s.Observations.Validate(cx, s.Artifacts); err != nil {
+		return nil, bad("observation table", err)
+	}
+	want := 1
+	if d.ColumnStates {
+		want += len(d.Fields)
+	}
+	if s.Observations.Len() != want {
+		return nil, bad("observation table row count", nil)
+	}
+	ids := Identities(ctx)
+	if s.State, err = fingerprint.ObservationState(s.Observations, 0, ctx, ids, fc.ContextID); err != nil {
+		return nil, bad("dataset state", err)
+	}
+	if s.Observations.ArtifactID[0] != 0 {
+		return nil, bad("observation 0 is not the dataset's", nil)
+	}
+	if d.ColumnStates {
+		for i := range d.Fields {
+			if s.Observations.ArtifactID[i+1] != uint64(i+1) {
+				return nil, bad("column observation order", nil)
+			}
+			st, err := fingerprint.ObservationState(s.Observations, i+1, ctx, ids, fc.ContextID)
+			if err != nil {
+				return nil, bad("column state", err)
+			}
+			s.Columns = append(s.Columns, st)
+		}
+	}
+	if s.State.Count() != uint64(d.Rows) {
+		return nil, bad("dataset state count differs from the descriptor's rows", nil)
+	}
+	res := snap.Metadata.Resolution
+	if res == snapshot.ResolutionRecord || res == snapshot.ResolutionValue {
+		if err := s.decodeRecords(snap); err != nil {
+			return nil, err
+		}
+	}
+	if res == snapshot.ResolutionValue {
+		if err := s.decodeValues(snap, cx); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (s *Scan) decodeRecords(snap *snapshot.Snapshot) error {
+	bad := func(msg string, err error) error {
+		return &Error{Code: CodeFormat, Op: "load", Msg: msg, Err: err}
+	}
+	var err error
+	if s.Records, err = getU64(snap, KeyRecords); err != nil {
+		return bad("records", err)
+	}
+	if s.KeyWords, err = getU64(snap, KeyKeyWords); err != nil {
+		return bad("key words", err)
+	}
+	if s.KeyOffsets, err = getU64(snap, KeyKeyOffsets); err != nil {
+		return bad("key offsets", err)
+	}
+	n := len(s.Records) / fingerprint.RecordStride
+	if len(s.Records)%fingerprint.RecordStride != 0 || uint64(n) != uint64(s.Descriptor.Rows) {
+		return bad("records length does not match the row count", nil)
+	}
+	for i := 1; i < n; i++ {
+		if compareEntry(s.Records[(i-1)*4:i*4], s.Records[i*4:i*4+4]) > 0 {
+			return bad("records are not sorted", nil)
+		}
+	}
+	if len(s.KeyOffsets) != n+1 || s.KeyOffsets[0] != 0 || s.KeyOffsets[n] != uint64(len(s.KeyWords)) {
+		return bad("key offsets do not tile the key words", nil)
+	}
+	for i := 0; i < n; i++ {
+		if s.KeyOffsets[i] > s.KeyOffsets[i+1] {
+			return bad("key offsets decrease", nil)
+		}
+		if err := normalize.ValidateRecordWords(s.Key(i)); err != nil {
+			return bad("key record "+strconv.Itoa(i), err)
+		}
+	}
+	return nil
+}
+
+func (s *Scan) decodeValues(snap *snapshot.Snapshot, cx *arrays.Context) error {
+	bad := func(msg string, err error) error {
+		return &Error{Code: CodeFormat, Op: "load", Msg: msg, Err: err}
+	}
+	var err error
+	if s.Values, err = getU64(snap, KeyValues); err != nil {
+		return bad("values", err)
+	}
+	if s.ValueOffsets, err = getU64(snap, KeyValueOffsets); err != nil {
+		return bad("value offsets", err)
+	}
+	vt, err := decodeTable(snap, arrays.TableValue)
+	if err != nil {
+		return err
+	}
+	s.ValueTable = vt.(*arrays.ValueTable)
+	if err := s.ValueTable.Validate(cx, s.Artifacts); err != nil {
+		return bad("value table", err)
+	}
+	n := s.Len()
+	m := len(s.Values) / fingerprint.ValueStride
+	if len(s.Values)%fingerprint.ValueStride != 0 || len(s.ValueOffsets) != n+1 ||
+		s.ValueOffsets[0] != 0 || s.ValueOffsets[n] != uint64(m) || s.ValueTable.Len() != m {
+		return bad("value arrays do not match the records", nil)
+	}
+	for i := 0; i < n; i++ {
+		lo, hi := s.ValueOffsets[i], s.ValueOffsets[i+1]
+		if lo > hi {
+			return bad("value offsets decrease", nil)
+		}
+		for j := lo; j < hi; j++ {
+			if j > lo && s.Values[j*3] <= s.Values[(j-1)*3] {
+				return bad("value fields not ascending", nil)
+			}
+			if s.ValueTable.FieldID[j] != s.Values[j*3] {
+				return bad("value table row does not match its value digest entry", nil)
+			}
+		}
+	}
+	return nil
+}
+
+// compareEntry orders two record entries by their four words.
+func compareEntry(a, b []uint64) int {
+	for k := 0; k < 4; k++ {
+		if a[k] != b[k] {
+			if a[k] < b[k] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+func mustSet(ids ...uint64) arrays.IDSet {
+	s, err := arrays.NewIDSet(ids...)
+	if err != nil {
+		panic(err) // only called with ids below Absent
+	}
+	return s
+}
+
+func decodeTable(snap *snapshot.Snapshot, kind arrays.TableKind) (arrays.Table, error) {
+	specs, err := arrays.Schema(kind)
+	if err != nil {
+		return nil, &Error{Code: CodeFormat, Op: "load", Msg: "C1 schema", Err: err}
+	}
+	fr := arrays.Frame{Version: arrays.SchemaVersion, Table: kind, Columns: map[string]*arrays.View{}}
+	for _, c := range specs {
+		a, ok := snap.Arrays[string(kind)+"_"+c.Name]
+		if !ok {
+			return nil, &Error{Code: CodeFormat, Op: "load", Msg: "missing C1 column " + string(kind) + "." + c.Name}
+		}
+		dt, err := arrays.ParseDType(a.DType().String())
+		if err != nil {
+			return nil, &Error{Code: CodeFormat, Op: "load", Msg: "C1 column dtype", Err: err}
+		}
+		v, err := arrays.FromBytes(a.Bytes(), dt, arrays.Options{ReadOnly: true})
+		if err != nil {
+			return nil, &Error{Code: CodeFormat, Op: "load", Msg: "C1 column " + c.Name, Err: err}
+		}
+		fr.Columns[c.Name] = v
+	}
+	t, err := arrays.Decode(fr)
+	if err != nil {
+		return nil, &Error{Code: CodeFormat, Op: "load", Msg: "C1 table " + string(kind), Err: err}
+	}
+	return t, nil
+}
+
+func getU8(snap *snapshot.Snapshot, key string) ([]uint8, error) {
+	a, ok := snap.Arrays[key]
+	if !ok {
+		return nil, fmt.Errorf("array %s missing", key)
+	}
+	return a.Uint8s()
+}
+
+func getU64(snap *snapshot.Snapshot, key string) ([]uint64, error) {
+	a, ok := snap.Arrays[key]
+	if !ok {
+		return nil, fmt.Errorf("array %s missing", key)
+	}
+	return a.Uint64s()
+}
+
+// FieldsSorted returns the descriptor's fields in ascending id order.
+func (d *Descriptor) FieldsSorted() []Field {
+	fs := append([]Field(nil), d.Fields...)
+	sort.Slice(fs, func(i, j int) bool { return fs[i].ID < fs[j].ID })
+	return fs
+}

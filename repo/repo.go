@@ -1,0 +1,323 @@
+package repo
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pipewhy/pipewhy/snapshot"
+)
+
+// Layout names inside a repository directory.
+const (
+	DirName      = ".pipewhy"     // the repository directory git-style discovery looks for
+	ConfigFile   = "repo.json"    // marks a complete repository; written last by Init
+	StoreDir     = "store"        // the C5 snapshot store root
+	RegistryFile = "sources.json" // the source schema registry (package source's format)
+	LogFile      = "log.jsonl"    // the append-only scan log
+	LockFile     = "lock"         // the writers' lock (flock); its content is unused
+
+	configFormat  = "pipewhy.repo"
+	configVersion = 1
+)
+
+type config struct {
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+}
+
+// Repo is an opened repository: a directory holding a snapshot store, the source
+// schema registry and the scan log.
+type Repo struct {
+	dir   string
+	store *snapshot.Store
+}
+
+// Init creates a repository in dir (created if missing; it may exist but must not
+// already hold a repository). The configuration file is written last, crash-safely,
+// so a directory without it is never taken for a repository.
+func Init(dir string) (*Repo, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, &Error{Code: CodeIO, Op: "init", Path: dir, Msg: "cannot resolve path", Err: err}
+	}
+	cfg := filepath.Join(abs, ConfigFile)
+	if _, err := os.Stat(cfg); err == nil {
+		return nil, &Error{Code: CodeExists, Op: "init", Path: abs, Msg: "a repository already exists here"}
+	}
+	if err := os.MkdirAll(filepath.Join(abs, StoreDir), 0o755); err != nil {
+		return nil, &Error{Code: CodeIO, Op: "init", Path: abs, Msg: "cannot create directories", Err: err}
+	}
+	b, _ := json.Marshal(config{Format: configFormat, Version: configVersion})
+	if err := writeFileAtomic(cfg, append(b, '\n')); err != nil {
+		return nil, &Error{Code: CodeIO, Op: "init", Path: cfg, Msg: "cannot write configuration", Err: err}
+	}
+	return Open(abs)
+}
+
+// Open opens the repository whose directory is dir (the one holding repo.json).
+func Open(dir string) (*Repo, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, &Error{Code: CodeIO, Op: "open", Path: dir, Msg: "cannot resolve path", Err: err}
+	}
+	b, err := os.ReadFile(filepath.Join(abs, ConfigFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &Error{Code: CodeNotRepo, Op: "open", Path: abs, Msg: "not a pipewhy repository (run 'pipewhy init')"}
+	}
+	if err != nil {
+		return nil, &Error{Code: CodeIO, Op: "open", Path: abs, Msg: "cannot read configuration", Err: err}
+	}
+	var c config
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil || c.Format != configFormat {
+		return nil, &Error{Code: CodeLayout, Op: "open", Path: abs, Msg: "malformed repository configuration", Err: err}
+	}
+	if c.Version != configVersion {
+		return nil, &Error{Code: CodeLayout, Op: "open", Path: abs, Msg: "unsupported repository version " + strconv.Itoa(c.Version)}
+	}
+	st, err := snapshot.Open(filepath.Join(abs, StoreDir), snapshot.Options{})
+	if err != nil {
+		return nil, &Error{Code: CodeLayout, Op: "open", Path: abs, Msg: "snapshot store missing", Err: err}
+	}
+	return &Repo{dir: abs, store: st}, nil
+}
+
+// Find opens the repository named by explicit when it is not empty, else the
+// DirName directory of start or of its nearest parent that has one (like git).
+// Nothing found is CodeNotRepo.
+func Find(start, explicit string) (*Repo, error) {
+	if explicit != "" {
+		return Open(explicit)
+	}
+	d, err := filepath.Abs(start)
+	if err != nil {
+		return nil, &Error{Code: CodeIO, Op: "find", Path: start, Msg: "cannot resolve path", Err: err}
+	}
+	for {
+		cand := filepath.Join(d, DirName)
+		if _, err := os.Stat(filepath.Join(cand, ConfigFile)); err == nil {
+			return Open(cand)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			abs, _ := filepath.Abs(start)
+			return nil, &Error{Code: CodeNotRepo, Op: "find", Path: abs,
+				Msg: "not a pipewhy repository (or any parent): no " + DirName + " directory; run 'pipewhy init' or pass --repo"}
+		}
+		d = parent
+	}
+}
+
+// Dir returns the repository directory.
+func (r *Repo) Dir() string { return r.dir }
+
+// Store returns the repository's C5 snapshot store.
+func (r *Repo) Store() *snapshot.Store { return r.store }
+
+// RegistryPath returns the path of the source schema registry file.
+func (r *Repo) RegistryPath() string { return filepath.Join(r.dir, RegistryFile) }
+
+// LogEntry is one line of the scan log: a published scan snapshot.
+type LogEntry struct {
+	Snapshot     string `json:"snapshot"`   // 32 hex
+	Artifact     string `json:"artifact"`   // artifact name (--name)
+	Address      string `json:"address"`    // source address as given
+	Resolution   string `json:"resolution"` // dataset | record | value
+	Rows         uint64 `json:"rows,string"`
+	Coverage     string `json:"coverage"` // COMPLETE | PARTIAL | UNAVAILABLE
+	FinishedAtNs uint64 `json:"finished_at_ns,string"`
+}
+
+// AppendLog appends e to the scan log as one JSON line written with a single write
+// and fsynced. A torn final line left by a crash (no trailing newline) is cut off
+// first, so the log stays a sequence of complete lines.
+func (r *Repo) AppendLog(e LogEntry) error {
+	p := filepath.Join(r.dir, LogFile)
+	line, err := json.Marshal(e)
+	if err != nil {
+		return &Error{Code: CodeLog, Op: "log", Path: p, Msg: "cannot encode entry", Err: err}
+	}
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return &Error{Code: CodeIO, Op: "log", Path: p, Msg: "cannot open log", Err: err}
+	}
+	defer f.Close()
+	size, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		return &Error{Code: CodeIO, Op: "log", Path: p, Msg: "cannot seek", Err: err}
+	}
+	if size > 0 {
+		if keep, err := completeLength(f, size); err != nil {
+			return &Error{Code: CodeIO, Op: "log", Path: p, Msg: "cannot read log tail", Err: err}
+		} else if keep != size {
+			if err := f.Truncate(keep); err != nil {
+				return &Error{Code: CodeIO, Op: "log", Path: p, Msg: "cannot cut torn line", Err: err}
+			}
+		}
+		if _, err := f.Seek(0, io.SeekEnd); err != nil {
+			return &Error{Code: CodeIO, Op: "log", Path: p, Msg: "cannot seek", Err: err}
+		}
+	}
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		return &Error{Code: CodeIO, Op: "log", Path: p, Msg: "cannot append", Err: err}
+	}
+	if err := f.Sync(); err != nil {
+		return &Error{Code: CodeIO, Op: "log", Path: p, Msg: "cannot sync", Err: err}
+	}
+	return nil
+}
+
+// completeLength returns the length of the prefix of f that ends with a newline.
+func completeLength(f *os.File, size int64) (int64, error) {
+	buf := make([]byte, 4096)
+	end := size
+	for end > 0 {
+		n := int64(len(buf))
+		if n > end {
+			n = end
+		}
+		if _, err := f.ReadAt(buf[:n], end-n); err != nil {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return end - n + int64(i) + 1, nil
+		}
+		end -= n
+	}
+	return 0, nil
+}
+
+// Log returns the scan log entries in append order. A final line without newline
+// (a torn write) is ignored; any other malformed line is CodeLog. A missing log is
+// empty.
+func (r *Repo) Log() ([]LogEntry, error) {
+	p := filepath.Join(r.dir, LogFile)
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &Error{Code: CodeIO, Op: "log", Path: p, Msg: "cannot read log", Err: err}
+	}
+	if i := bytes.LastIndexByte(b, '\n'); i+1 != len(b) {
+		b = b[:i+1]
+	}
+	var out []LogEntry
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 64*1024), 16<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		var e LogEntry
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&e); err != nil {
+			return nil, &Error{Code: CodeLog, Op: "log", Path: p, Msg: "malformed line " + strconv.Itoa(n), Err: err}
+		}
+		if _, err := snapshot.ParseID(e.Snapshot); err != nil {
+			return nil, &Error{Code: CodeLog, Op: "log", Path: p, Msg: "malformed snapshot id on line " + strconv.Itoa(n)}
+		}
+		out = append(out, e)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &Error{Code: CodeLog, Op: "log", Path: p, Msg: "cannot scan log", Err: err}
+	}
+	return out, nil
+}
+
+// MinPrefix is the shortest abbreviated snapshot id Resolve accepts.
+const MinPrefix = 4
+
+// Resolve returns the published snapshot whose id is s or starts with s (at least
+// MinPrefix lowercase hex digits, like git). No match is CodeUnknownID, more than one
+// CodeAmbiguous.
+func (r *Repo) Resolve(s string) (snapshot.ID, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if len(s) < MinPrefix || len(s) > 32 || strings.Trim(s, "0123456789abcdef") != "" {
+		return snapshot.ID{}, &Error{Code: CodeUnknownID, Op: "resolve",
+			Msg: "not a snapshot id or prefix of at least " + strconv.Itoa(MinPrefix) + " hex digits: " + strconv.Quote(s)}
+	}
+	ids, err := r.IDs()
+	if err != nil {
+		return snapshot.ID{}, err
+	}
+	var found []snapshot.ID
+	for _, id := range ids {
+		if strings.HasPrefix(id.String(), s) {
+			found = append(found, id)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return snapshot.ID{}, &Error{Code: CodeUnknownID, Op: "resolve", Msg: "no snapshot " + s}
+	case 1:
+		return found[0], nil
+	}
+	names := make([]string, len(found))
+	for i, id := range found {
+		names[i] = id.String()
+	}
+	return snapshot.ID{}, &Error{Code: CodeAmbiguous, Op: "resolve",
+		Msg: "prefix " + s + " matches " + strconv.Itoa(len(found)) + " snapshots: " + strings.Join(names, ", ")}
+}
+
+// IDs returns the ids of the published snapshots, in id order, by reading the store's
+// directory only (no validation; Load validates what it opens).
+func (r *Repo) IDs() ([]snapshot.ID, error) {
+	dir := filepath.Join(r.store.Root(), "snapshots")
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &Error{Code: CodeIO, Op: "resolve", Path: dir, Msg: "cannot list snapshots", Err: err}
+	}
+	var ids []snapshot.ID
+	for _, e := range ents {
+		if id, err := snapshot.ParseID(e.Name()); err == nil && e.IsDir() {
+			ids = append(ids, id)
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return bytes.Compare(ids[i][:], ids[j][:]) < 0 })
+	return ids, nil
+}
+
+// writeFileAtomic writes data to path crash-safely: temporary file in the same
+// directory, fsync, close, rename, fsync of the directory.
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}

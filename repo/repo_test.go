@@ -1,0 +1,228 @@
+package repo_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pipewhy/pipewhy/normalize"
+	"github.com/pipewhy/pipewhy/repo"
+	"github.com/pipewhy/pipewhy/scan"
+	"github.com/pipewhy/pipewhy/snapshot"
+)
+
+func TestInitFindOpen(t *testing.T) {
+	root := t.TempDir()
+	r, err := repo.Init(filepath.Join(root, repo.DirName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := repo.Init(r.Dir()); !errors.Is(err, &repo.Error{Code: repo.CodeExists}) {
+		t.Errorf("second Init: %v", err)
+	}
+	sub := filepath.Join(root, "x", "y")
+	os.MkdirAll(sub, 0o755)
+	got, err := repo.Find(sub, "")
+	if err != nil || got.Dir() != r.Dir() {
+		t.Fatalf("Find from a subdirectory: %v, %v", got, err)
+	}
+	if _, err := repo.Find(t.TempDir(), ""); !errors.Is(err, repo.ErrNotRepo) {
+		t.Errorf("Find outside: %v", err)
+	}
+	if _, err := repo.Open(t.TempDir()); !errors.Is(err, repo.ErrNotRepo) {
+		t.Errorf("Open of a plain directory: %v", err)
+	}
+	os.WriteFile(filepath.Join(r.Dir(), repo.ConfigFile), []byte(`{"format":"pipewhy.repo","version":2}`), 0o644)
+	if _, err := repo.Open(r.Dir()); repo.CodeOf(err) != repo.CodeLayout {
+		t.Errorf("Open of a future version: %v", err)
+	}
+}
+
+func TestLogAppendAndTornLine(t *testing.T) {
+	r, err := repo.Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e1 := repo.LogEntry{Snapshot: strings.Repeat("a", 32), Artifact: "t", Address: "t.csv", Resolution: "dataset", Rows: 3, Coverage: "COMPLETE", FinishedAtNs: 5}
+	if err := r.AppendLog(e1); err != nil {
+		t.Fatal(err)
+	}
+	// A crash mid-append leaves a line without newline: readers ignore it, the next
+	// append cuts it off.
+	p := filepath.Join(r.Dir(), repo.LogFile)
+	f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"snapshot":"bbbb`)
+	f.Close()
+	if l, err := r.Log(); err != nil || len(l) != 1 || l[0] != e1 {
+		t.Fatalf("Log with torn tail = %v, %v", l, err)
+	}
+	e2 := e1
+	e2.Snapshot = strings.Repeat("c", 32)
+	if err := r.AppendLog(e2); err != nil {
+		t.Fatal(err)
+	}
+	l, err := r.Log()
+	if err != nil || len(l) != 2 || l[1] != e2 {
+		t.Fatalf("Log = %v, %v", l, err)
+	}
+	b, _ := os.ReadFile(p)
+	if strings.Count(string(b), "\n") != 2 || strings.Contains(string(b), "bbbb") {
+		t.Errorf("log file %q", b)
+	}
+	// A malformed complete line is an error, not skipped.
+	os.WriteFile(p, append(b, []byte("{\"snapshot\":1}\n")...), 0o644)
+	if _, err := r.Log(); repo.CodeOf(err) != repo.CodeLog {
+		t.Errorf("malformed line: %v", err)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	r, err := repo.Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	snaps := filepath.Join(r.Dir(), repo.StoreDir, "snapshots")
+	os.MkdirAll(snaps, 0o755)
+	for _, id := range []string{"abcd0000000000000000000000000001", "abcd0000000000000000000000000002", "abce0000000000000000000000000003"} {
+		os.Mkdir(filepath.Join(snaps, id), 0o755)
+	}
+	os.Mkdir(filepath.Join(snaps, "not-an-id"), 0o755)
+	for _, c := range []struct {
+		in   string
+		want string
+		code repo.Code
+	}{
+		{"abce", "abce0000000000000000000000000003", ""},
+		{"ABCE00", "abce0000000000000000000000000003", ""},
+		{"abcd0000000000000000000000000002", "abcd0000000000000000000000000002", ""},
+		{"abcd", "", repo.CodeAmbiguous},
+		{"abc", "", repo.CodeUnknownID}, // shorter than MinPrefix
+		{"ffff", "", repo.CodeUnknownID},
+		{"zzzz", "", repo.CodeUnknownID},
+		{strings.Repeat("a", 33), "", repo.CodeUnknownID},
+	} {
+		id, err := r.Resolve(c.in)
+		if repo.CodeOf(err) != c.code || (c.code == "" && id.String() != c.want) {
+			t.Errorf("Resolve(%q) = %s, %v", c.in, id, err)
+		}
+	}
+}
+
+func TestFormatValue(t *testing.T) {
+	for _, c := range []struct {
+		tc   normalize.TypeCode
+		p    []uint64
+		want string
+	}{
+		{normalize.Null, nil, "null"},
+		{normalize.Bool, []uint64{1}, "true"},
+		{normalize.Int64, []uint64{^uint64(41)}, "-42"},
+		{normalize.Uint64, []uint64{18446744073709551615}, "18446744073709551615"},
+		{normalize.Float64, []uint64{0x3ff8000000000000}, "1.5"},
+		{normalize.Text, []uint64{9, 0x6867666564636261, 0x69}, `"abcdefghi"`},
+		{normalize.Bytes, []uint64{2, 0x0b0a}, "0x0a0b"},
+		// DECIMAL [sign, kind, exp_sign, exp_mag, digits, words, coef]: 84.19, -0.05, 1E+3, -Infinity.
+		{normalize.Decimal, []uint64{0, 0, 1, 2, 4, 1, 8419}, "84.19"},
+		{normalize.Decimal, []uint64{1, 0, 1, 2, 1, 1, 5}, "-0.05"},
+		{normalize.Decimal, []uint64{0, 0, 0, 3, 1, 1, 1}, "1E+3"},
+		{normalize.Decimal, []uint64{1, 1, 0, 0, 1, 1, 0}, "-Infinity"},
+		// TIMESTAMP [y, mo, d, h, mi, s, us, fold, tz_kind, offset_us, name_len, name...]
+		{normalize.Timestamp, []uint64{2026, 11, 1, 8, 37, 0, 0, 0, 0, 0, 0}, "2026-11-01 08:37:00"},
+		{normalize.Timestamp, []uint64{2026, 11, 1, 8, 37, 0, 5, 0, 1, 5400e6, 9, 0x333a31302b435455, 0x30}, "2026-11-01 08:37:00.000005+01:30"},
+		{normalize.Text, []uint64{9, 1}, "?"}, // malformed payload renders, never panics
+	} {
+		if got := repo.FormatValue(c.tc, c.p); got != c.want {
+			t.Errorf("FormatValue(%v, %v) = %q, want %q", c.tc, c.p, got, c.want)
+		}
+	}
+}
+
+// TestLoadRejectsInconsistentScan: Decode refuses a checksummed snapshot whose scan
+// arrays contradict each other (records out of order, a context identity that does not
+// match the descriptor).
+func TestLoadRejectsInconsistentScan(t *testing.T) {
+	r, err := repo.Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "t.csv")
+	os.WriteFile(p, []byte("k,v\n1,a\n2,b\n3,c\n"), 0o644)
+	res, err := scan.Run(context.Background(), r, scan.Options{Address: p, Resolution: snapshot.ResolutionValue, Key: []string{"k"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := r.Store().Open(res.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := repo.Decode(snap); err != nil {
+		t.Fatalf("good snapshot: %v", err)
+	}
+	recs, _ := snap.Arrays[repo.KeyRecords].Uint64s()
+	rev := append(append([]uint64{}, recs[4:8]...), recs[0:4]...)
+	rev = append(rev, recs[8:]...)
+	bad := *snap
+	bad.Arrays = map[string]snapshot.Array{}
+	for k, v := range snap.Arrays {
+		bad.Arrays[k] = v
+	}
+	bad.Arrays[repo.KeyRecords] = snapshot.FromUint64(rev)
+	if _, err := repo.Decode(&bad); repo.CodeOf(err) != repo.CodeFormat {
+		t.Errorf("unsorted records: %v", err)
+	}
+	bad2 := *snap
+	bad2.Metadata.Fingerprint.ContextID = "pipewhy.fingerprint.context/sha256:" + strings.Repeat("0", 64)
+	if _, err := repo.Decode(&bad2); repo.CodeOf(err) != repo.CodeFormat {
+		t.Errorf("foreign context id: %v", err)
+	}
+	bad3 := *snap
+	bad3.Arrays = map[string]snapshot.Array{}
+	for k, v := range snap.Arrays {
+		if k != repo.KeyDescriptor {
+			bad3.Arrays[k] = v
+		}
+	}
+	if _, err := repo.Decode(&bad3); repo.CodeOf(err) != repo.CodeFormat {
+		t.Errorf("no descriptor: %v", err)
+	}
+}
+
+// TestConcurrentScansKeepRegistry: scans of two new artifacts in parallel both end up
+// in the registry and the log (the writers' lock serializes them).
+func TestConcurrentScansKeepRegistry(t *testing.T) {
+	r, err := repo.Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	errs := make(chan error, 4)
+	for i := 0; i < 4; i++ {
+		p := filepath.Join(dir, "t"+string(rune('a'+i))+".csv")
+		os.WriteFile(p, []byte("k,v\n1,a\n"), 0o644)
+		go func() {
+			r2, err := repo.Open(r.Dir()) // another handle, as another process would have
+			if err == nil {
+				_, err = scan.Run(context.Background(), r2, scan.Options{Address: p})
+			}
+			errs <- err
+		}()
+	}
+	for i := 0; i < 4; i++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := r.Log()
+	if err != nil || len(l) != 4 {
+		t.Fatalf("log = %v, %v", l, err)
+	}
+	b, _ := os.ReadFile(r.RegistryPath())
+	for _, name := range []string{`"ta"`, `"tb"`, `"tc"`, `"td"`} {
+		if !strings.Contains(string(b), name) {
+			t.Errorf("registry lacks namespace %s", name)
+		}
+	}
+}

@@ -1,0 +1,39 @@
+// Package scan observes a dataset into a snapshot: source adapter → Arrow batches →
+// C2 words (normalize/columnar) → C3 fingerprints (fingerprint.Engine) → one C5
+// snapshot (snapshot.Store) in a repository (repo). The format it writes is
+// docs/scan-format.md; repo reads it back.
+//
+// # What a scan stores
+//
+// At every resolution: the descriptor (artifact name, address, field ids, names, C3
+// value types, source types and widths, key fields, source choices) as the uint8 array
+// "scan"; the C1 artifact table (the dataset, then one artifact per field); the C1
+// observation table with the dataset state and one column state per field, the C3
+// state words in fingerprint_words. At record resolution also the engine's sorted
+// (key digest, record digest) entries ("records") and, beside each entry, its key
+// record as C2 words ("key_words", "key_offsets"), so diff prints key values. At value
+// resolution also the per-field value digests ("values", "value_offsets") and the C1
+// value table holding every value's C2 payload words in the same order, so diff
+// prints old → new values. Coverage, source identity and the fingerprint context go
+// into the snapshot metadata.
+//
+// # Guarantees
+//
+//   - A scan that fails publishes nothing and changes neither the schema registry nor
+//     the scan log: the snapshot is published first (atomically), then the registry is
+//     saved, then the log line appended.
+//   - A source with records that fail to read (coverage PARTIAL) fails the scan unless
+//     Options.AllowPartial; the coverage recorded is the adapter's, unchanged.
+//   - Declared keys are unique, else DuplicateKeyError (code PW_SCAN_DUPLICATE_KEY).
+//   - The association of entries with records is recomputed (C3 key digest) and
+//     checked word for word against the engine's output, never assumed.
+//   - Messages never contain cell values; DuplicateKeyError.Examples does, for the
+//     caller to show or not.
+//
+// # Memory
+//
+// Dataset resolution streams: a few Arrow batches and their C2 words at a time (the
+// engine hands each batch back and its buffers are reused). Record and
+// value resolution keep every batch's C2 words until the snapshot is built (the
+// snapshot store is memory-resident too).
+package scan

@@ -1,0 +1,82 @@
+package scan
+
+import "fmt"
+
+// Code is a stable error code. Codes are only ever appended, never renamed or reused.
+type Code string
+
+// Error codes of this package.
+const (
+	CodeOptions      Code = "PW_SCAN_OPTIONS"       // invalid scan options (resolution, profile, name)
+	CodeSource       Code = "PW_SCAN_SOURCE"        // the source could not be opened or read to its end
+	CodeKey          Code = "PW_SCAN_KEY"           // a --key column that the source does not have
+	CodeDuplicateKey Code = "PW_SCAN_DUPLICATE_KEY" // two or more records share a key
+	CodeCoverage     Code = "PW_SCAN_COVERAGE"      // records failed to read and partial scans were not allowed
+	CodeEncode       Code = "PW_SCAN_ENCODE"        // a value could not be normalized (C2)
+	CodeFingerprint  Code = "PW_SCAN_FINGERPRINT"   // the fingerprint engine failed (C3)
+	CodeRegistry     Code = "PW_SCAN_REGISTRY"      // the schema registry could not be read or written
+	CodePublish      Code = "PW_SCAN_PUBLISH"       // the snapshot could not be published (C5)
+	CodeInternal     Code = "PW_SCAN_INTERNAL"      // an internal cross-check failed (a bug)
+)
+
+// Error is the error type of this package. Messages name files, columns and rows,
+// never cell values.
+type Error struct {
+	Code Code
+	Op   string // "options", "open", "read", "encode", "fingerprint", "publish"
+	Msg  string
+	Err  error
+}
+
+func (e *Error) Error() string {
+	s := "scan " + e.Op + ": " + e.Msg
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return fmt.Sprintf("%s [%s]", s, e.Code)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is reports whether target is an *Error with the same Code.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// CodeOf returns the code of the first *Error of this package in err's chain, or "".
+func CodeOf(err error) Code {
+	for err != nil {
+		switch e := err.(type) {
+		case *Error:
+			return e.Code
+		case *DuplicateKeyError:
+			return CodeDuplicateKey
+		}
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return ""
+		}
+		err = u.Unwrap()
+	}
+	return ""
+}
+
+// DuplicateKeyError reports records that share a key (CodeDuplicateKey). Examples
+// holds up to ten rendered keys: the caller decides whether to show them (they are
+// data values; the Error text does not contain them).
+type DuplicateKeyError struct {
+	Keys     int      // distinct keys that occur more than once
+	Records  int      // records carrying such keys
+	Examples []string // rendered keys, e.g. `order_id=5`
+}
+
+func (e *DuplicateKeyError) Error() string {
+	return fmt.Sprintf("scan keys: %d key values occur more than once (%d records) [%s]", e.Keys, e.Records, CodeDuplicateKey)
+}
+
+// Is matches &Error{Code: CodeDuplicateKey}.
+func (e *DuplicateKeyError) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == CodeDuplicateKey
+}

@@ -1,0 +1,602 @@
+package scan
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/pipewhy/pipewhy/arrays"
+	"github.com/pipewhy/pipewhy/fingerprint"
+	"github.com/pipewhy/pipewhy/normalize"
+	"github.com/pipewhy/pipewhy/normalize/columnar"
+	"github.com/pipewhy/pipewhy/repo"
+	"github.com/pipewhy/pipewhy/snapshot"
+	"github.com/pipewhy/pipewhy/source"
+)
+
+// Options configure one scan.
+type Options struct {
+	// Address is the source address (package source's syntax).
+	Address string
+	// Name is the artifact name; empty means the file's base name without extension,
+	// or the SQLite table name. It is also the schema registry namespace, so scans of
+	// two versions of one table under one name share field ids.
+	Name string
+	// Resolution is dataset, record or value ("" means dataset).
+	Resolution snapshot.Resolution
+	// Key names the key columns (record and value resolution); empty means the whole
+	// record is its key.
+	Key []string
+	// Profile is the C2 profile (zero value: strict-v1).
+	Profile normalize.Profile
+	// Source are the adapter options (explicit columns, null spelling, ...).
+	Source source.Options
+	// AllowPartial publishes a scan whose coverage is PARTIAL (records failed to
+	// read). Without it such a scan fails and publishes nothing.
+	AllowPartial bool
+	// Workers is the fingerprint engine's worker count (0: GOMAXPROCS).
+	Workers int
+	// Progress, when set, is called after each batch with the rows read so far.
+	Progress func(rows uint64)
+}
+
+// Result is a published scan.
+type Result struct {
+	ID      snapshot.ID
+	Scan    *repo.Scan
+	Changes []source.Change // schema changes since the artifact's last scan
+	First   bool            // the first scan of this artifact name
+}
+
+// Run scans o.Address into a new snapshot of r: source → C2 → C3 → C5. On any error
+// nothing is published and neither the registry nor the log changes.
+func Run(ctx context.Context, r *repo.Repo, o Options) (*Result, error) {
+	unlock, err := r.Lock()
+	if err != nil {
+		return nil, &Error{Code: CodePublish, Op: "lock", Msg: "repository lock", Err: err}
+	}
+	defer unlock()
+	reg, err := source.OpenRegistry(r.RegistryPath())
+	if err != nil {
+		return nil, &Error{Code: CodeRegistry, Op: "open", Msg: "schema registry", Err: err}
+	}
+	obs, err := Observe(ctx, reg, o)
+	if err != nil {
+		return nil, err
+	}
+	sc := obs.Scan
+	// Link to the artifact's previous scan, when the log names one that still exists.
+	if log, err := r.Log(); err == nil {
+		for i := len(log) - 1; i >= 0; i-- {
+			if log[i].Artifact == sc.Descriptor.Artifact {
+				if pid, err := snapshot.ParseID(log[i].Snapshot); err == nil {
+					if fi, err := os.Stat(r.Store().Path(pid)); err == nil && fi.IsDir() {
+						sc.Metadata.Parent = &pid
+					}
+				}
+				break
+			}
+		}
+	}
+	arrs, err := sc.Arrays()
+	if err != nil {
+		return nil, &Error{Code: CodeInternal, Op: "publish", Msg: "encode arrays", Err: err}
+	}
+	if err := r.Store().Publish(ctx, sc.Metadata, arrs); err != nil {
+		return nil, &Error{Code: CodePublish, Op: "publish", Msg: "snapshot store", Err: err}
+	}
+	// The snapshot is published: a registry or log failure below leaves it in the
+	// store (immutable, listed by 'pipewhy snapshot list') and is reported.
+	if err := reg.Save(); err != nil {
+		return nil, &Error{Code: CodeRegistry, Op: "publish", Msg: "snapshot " + sc.Metadata.ID.String() + " published, but the schema registry could not be saved", Err: err}
+	}
+	if err := r.AppendLog(repo.LogEntry{
+		Snapshot: sc.Metadata.ID.String(), Artifact: sc.Descriptor.Artifact, Address: o.Address,
+		Resolution: string(sc.Metadata.Resolution), Rows: uint64(sc.Descriptor.Rows),
+		Coverage: string(sc.Metadata.Coverage.Status), FinishedAtNs: sc.Metadata.FinishedAtNs,
+	}); err != nil {
+		return nil, &Error{Code: CodePublish, Op: "publish", Msg: "snapshot " + sc.Metadata.ID.String() + " published, but the scan log could not be appended", Err: err}
+	}
+	obs.ID = sc.Metadata.ID
+	return obs, nil
+}
+
+// Observe reads and fingerprints o.Address and returns the scan snapshot it would
+// publish (with a fresh ID), without writing anything: reg is updated in memory only.
+func Observe(ctx context.Context, reg *source.Registry, o Options) (*Result, error) {
+	started := time.Now()
+	res := o.Resolution
+	if res == "" {
+		res = snapshot.ResolutionDataset
+	}
+	var fres fingerprint.Resolution
+	switch res {
+	case snapshot.ResolutionDataset:
+		fres = fingerprint.DatasetResolution
+	case snapshot.ResolutionRecord:
+		fres = fingerprint.RecordResolution
+	case snapshot.ResolutionValue:
+		fres = fingerprint.ValueResolution
+	default:
+		return nil, &Error{Code: CodeOptions, Op: "options", Msg: "unknown resolution " + strconv.Quote(string(res)) + " (dataset, record or value)"}
+	}
+	if len(o.Key) > 0 && res == snapshot.ResolutionDataset {
+		return nil, &Error{Code: CodeOptions, Op: "options", Msg: "--key needs record or value resolution"}
+	}
+	if !o.Profile.Valid() {
+		return nil, &Error{Code: CodeOptions, Op: "options", Msg: "invalid profile"}
+	}
+	src, err := source.Open(ctx, o.Address, o.Source)
+	if err != nil {
+		return nil, &Error{Code: CodeSource, Op: "open", Msg: "cannot open source", Err: err}
+	}
+	defer src.Close()
+	name := o.Name
+	if name == "" {
+		name = defaultName(o.Address)
+	}
+	if name == "" || strings.ContainsAny(name, "\n\r") {
+		return nil, &Error{Code: CodeOptions, Op: "options", Msg: "artifact name must be nonempty and one line"}
+	}
+	asg, err := reg.Assign(name, src.Schema())
+	if err != nil {
+		return nil, &Error{Code: CodeRegistry, Op: "open", Msg: "field id assignment", Err: err}
+	}
+	schema := asg.Schema
+	desc := repo.Descriptor{Artifact: name, Address: o.Address, SourceSchemaID: asg.SchemaID,
+		KeyFields: []repo.Uint{}, Choices: []string{}, Excluded: []string{}}
+	byName := map[string]uint64{}
+	for i, f := range schema.Fields() {
+		vt, ok := valueType(f.Type)
+		if !ok {
+			return nil, &Error{Code: CodeSource, Op: "open", Msg: fmt.Sprintf("column %q: type %s is not supported", f.Name, f.Type)}
+		}
+		tn, _ := source.TypeName(f.Type)
+		fd := repo.Field{ID: repo.Uint(asg.IDs[i]), Name: f.Name, Type: string(vt), Arrow: tn, Nullable: f.Nullable}
+		fd.Source, _ = metaValue(f, source.MetaSourceType)
+		if w, ok := metaValue(f, source.MetaSourceWidth); ok {
+			wv, _ := strconv.ParseUint(w, 10, 64)
+			fd.Width = repo.Uint(wv)
+		}
+		if fd.Source == "" {
+			fd.Source = tn
+		}
+		desc.Fields = append(desc.Fields, fd)
+		byName[f.Name] = asg.IDs[i]
+	}
+	var keyIDs []uint64
+	for _, k := range o.Key {
+		id, ok := byName[k]
+		if !ok {
+			return nil, &Error{Code: CodeKey, Op: "options", Msg: fmt.Sprintf("key column %q is not a column of the source", k)}
+		}
+		keyIDs = append(keyIDs, id)
+	}
+	sort.Slice(keyIDs, func(i, j int) bool { return keyIDs[i] < keyIDs[j] })
+	for i := 1; i < len(keyIDs); i++ {
+		if keyIDs[i] == keyIDs[i-1] {
+			return nil, &Error{Code: CodeKey, Op: "options", Msg: "a key column is named twice"}
+		}
+	}
+	for _, id := range keyIDs {
+		desc.KeyFields = append(desc.KeyFields, repo.Uint(id))
+	}
+	fctx, err := fingerprint.NewContext(fingerprint.XXH3, o.Profile.ID(), desc.SchemaDescriptor(), fingerprint.Multiset)
+	if err != nil {
+		return nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "context", Err: err}
+	}
+	keep := res != snapshot.ResolutionDataset
+	// At dataset resolution the engine hands every batch back when it is done with it,
+	// and its buffers are reused for a later batch: memory stays at a few batches.
+	var pool sync.Pool
+	release := func(b *normalize.RecordBatch) {
+		b.Words, b.Offsets, b.Lengths = b.Words[:0], b.Offsets[:0], b.Lengths[:0]
+		pool.Put(b)
+	}
+	if keep {
+		release = nil
+	}
+	eng, err := fingerprint.NewEngine(fctx, fingerprint.Options{Workers: o.Workers, Resolution: fres,
+		Columns: true, KeyFields: keyIDs, Release: release})
+	if err != nil {
+		return nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine", Err: err}
+	}
+
+	cols := make([]columnar.Column, len(asg.IDs))
+	for i, id := range asg.IDs {
+		cols[i] = columnar.Column{Index: i, Field: normalize.FieldID(id), Treatment: columnar.Encode}
+	}
+	enc, err := columnar.NewEncoder(src.Schema(), cols, o.Profile)
+	if err != nil {
+		return nil, &Error{Code: CodeEncode, Op: "open", Msg: "C2 column encoder", Err: err}
+	}
+	var kept []*normalize.RecordBatch
+	var readErr error
+	var rows uint64
+	profileID := o.Profile.ID()
+	batches := iter.Seq2[*normalize.RecordBatch, error](func(yield func(*normalize.RecordBatch, error) bool) {
+		for {
+			rec, err := src.Next(ctx)
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			if err != nil {
+				readErr = &Error{Code: CodeSource, Op: "read", Msg: "reading stopped", Err: err}
+				yield(nil, readErr)
+				return
+			}
+			b, _ := pool.Get().(*normalize.RecordBatch)
+			if b == nil {
+				b = &normalize.RecordBatch{ProfileID: profileID}
+			}
+			err = enc.Append(b, rec)
+			first := rows + 1
+			rows += uint64(rec.NumRows())
+			rec.Release()
+			if err != nil {
+				readErr = encodeError(err, first)
+				yield(nil, err)
+				return
+			}
+			if keep {
+				kept = append(kept, b)
+			}
+			if o.Progress != nil {
+				o.Progress(rows)
+			}
+			if !yield(b, nil) {
+				return
+			}
+		}
+	})
+	fr, err := eng.Run(ctx, batches)
+	if err != nil {
+		if readErr != nil {
+			return nil, readErr
+		}
+		return nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine run", Err: err}
+	}
+	ev := src.Evidence()
+	cov := ev.Coverage
+	if err := cov.Check(); err != nil {
+		return nil, &Error{Code: CodeSource, Op: "read", Msg: "inconsistent coverage evidence", Err: err}
+	}
+	if cov.Status != source.StatusComplete && !o.AllowPartial {
+		reasons := cov.Reasons()
+		first := ""
+		if len(reasons) > 0 {
+			first = ": " + reasons[0]
+		}
+		return nil, &Error{Code: CodeCoverage, Op: "read", Msg: fmt.Sprintf("coverage %s, %d records failed to read%s (nothing published; --allow-partial publishes partial scans)", cov.Status, cov.FailedRecords, first)}
+	}
+	if cov.Returned != fr.State.Count() {
+		return nil, &Error{Code: CodeInternal, Op: "read", Msg: "returned records differ from fingerprinted records"}
+	}
+	desc.Rows = repo.Uint(fr.State.Count())
+	desc.Choices = append(desc.Choices, ev.Choices...)
+	desc.Excluded = append(desc.Excluded, ev.Excluded...)
+	desc.Adapter = string(ev.Adapter)
+	desc.ColumnStates = true
+
+	finished := time.Now()
+	sc := &repo.Scan{Descriptor: desc, Context: fctx, State: fr.State}
+	sc.Metadata = snapshot.Metadata{
+		ID:                snapshot.NewID(),
+		SourceNamespace:   ev.Namespace,
+		SourceVersion:     ev.Version,
+		SourceConsistency: ev.Consistency,
+		Scope:             scope(ev.Excluded),
+		StartedAtNs:       uint64(started.UnixNano()),
+		FinishedAtNs:      uint64(finished.UnixNano()),
+		Resolution:        res,
+		Coverage: snapshot.Coverage{
+			Status:         snapshot.CoverageStatus(cov.Status),
+			Expected:       snapshot.Count{N: cov.Expected, Known: cov.ExpectedKnown},
+			Returned:       cov.Returned,
+			FailureReasons: cov.Reasons(),
+		},
+		Fingerprint: snapshot.FingerprintContext{
+			AlgorithmName: fctx.Algorithm().Name(), AlgorithmID: fctx.Algorithm().ID(),
+			ContextID: fctx.ID(), ProfileID: fctx.ProfileID(), SourceSchemaID: fctx.SchemaID(),
+			Mode: fctx.Mode().String(),
+		},
+	}
+	if sc.Metadata.Coverage.FailureReasons == nil {
+		sc.Metadata.Coverage.FailureReasons = []string{}
+	}
+	if err := buildTables(sc, fr, uint64(finished.UnixNano())); err != nil {
+		return nil, err
+	}
+	if keep {
+		if err := buildRecords(sc, fr, kept, keyIDs, res == snapshot.ResolutionValue); err != nil {
+			return nil, err
+		}
+	}
+	return &Result{ID: sc.Metadata.ID, Scan: sc, Changes: asg.Changes, First: asg.First}, nil
+}
+
+// valueType returns the C3 value type of an Arrow type, and whether the slow path
+// supports it.
+func valueType(dt arrow.DataType) (fingerprint.ValueType, bool) {
+	switch dt.ID() {
+	case arrow.BOOL:
+		return fingerprint.TypeBool, true
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
+		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
+		return fingerprint.TypeInt, true
+	case arrow.FLOAT32, arrow.FLOAT64:
+		return fingerprint.TypeFloat64, true
+	case arrow.STRING, arrow.LARGE_STRING:
+		return fingerprint.TypeText, true
+	case arrow.BINARY, arrow.LARGE_BINARY:
+		return fingerprint.TypeBytes, true
+	case arrow.DECIMAL128, arrow.DECIMAL256:
+		return fingerprint.TypeDecimal, true
+	case arrow.TIMESTAMP:
+		return fingerprint.TypeTimestamp, true
+	}
+	return "", false
+}
+
+// encodeError wraps a columnar encoder error, naming the 1-based row of the source.
+func encodeError(err error, firstRow uint64) error {
+	var ce *columnar.Error
+	if errors.As(err, &ce) && ce.Row >= 0 {
+		return &Error{Code: CodeEncode, Op: "encode", Msg: fmt.Sprintf("row %d column %q", firstRow+uint64(ce.Row), ce.Name), Err: err}
+	}
+	return &Error{Code: CodeEncode, Op: "encode", Msg: "C2 encoding", Err: err}
+}
+
+func scope(excluded []string) string {
+	if len(excluded) == 0 {
+		return "rows=all;columns=all"
+	}
+	return "rows=all;columns=all-except:" + strings.Join(excluded, ",")
+}
+
+func metaValue(f arrow.Field, key string) (string, bool) {
+	if i := f.Metadata.FindKey(key); i >= 0 {
+		return f.Metadata.Values()[i], true
+	}
+	return "", false
+}
+
+// defaultName is the artifact name of an address: the SQLite table, or the file's
+// base name without its extension.
+func defaultName(addr string) string {
+	a, err := source.ParseAddress(addr)
+	if err != nil {
+		return ""
+	}
+	if a.Table != "" {
+		return a.Table
+	}
+	b := filepath.Base(a.Path)
+	return strings.TrimSuffix(b, filepath.Ext(b))
+}
+
+// buildTables fills the C1 artifact table (the dataset and one artifact per field)
+// and the observation table (the dataset state, then one column state per field).
+func buildTables(sc *repo.Scan, fr *fingerprint.Result, observedAt uint64) error {
+	d := &sc.Descriptor
+	at := &arrays.ArtifactTable{}
+	at.ArtifactID = append(at.ArtifactID, 0)
+	at.ParentID = append(at.ParentID, arrays.Absent)
+	at.KindID = append(at.KindID, repo.KindDataset)
+	at.NameID = append(at.NameID, 0)
+	for i := range d.Fields {
+		at.ArtifactID = append(at.ArtifactID, uint64(i+1))
+		at.ParentID = append(at.ParentID, 0)
+		at.KindID = append(at.KindID, repo.KindField)
+		at.NameID = append(at.NameID, uint64(i+1))
+	}
+	sc.Artifacts = at
+	ot := &arrays.ObservationTable{}
+	ids := repo.Identities(sc.Context)
+	add := func(k uint64, st fingerprint.State) error {
+		return fingerprint.AppendObservation(ot, fingerprint.Observation{ObservationID: k, ArtifactID: k,
+			ObservedAtNs: observedAt}, st, ids)
+	}
+	if err := add(0, fr.State); err != nil {
+		return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "dataset observation", Err: err}
+	}
+	colByID := map[uint64]fingerprint.State{}
+	for _, c := range fr.Columns {
+		colByID[c.Field] = c.State
+	}
+	for i, f := range d.Fields {
+		st, ok := colByID[uint64(f.ID)]
+		if !ok {
+			return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "missing column state"}
+		}
+		if err := add(uint64(i+1), st); err != nil {
+			return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "column observation", Err: err}
+		}
+		sc.Columns = append(sc.Columns, st)
+	}
+	sc.Observations = ot
+	return nil
+}
+
+// buildRecords stores the engine's sorted (key digest, record digest) entries and,
+// beside each entry, the key-projected C2 record; at value resolution also the value
+// digests and the C1 value table in the same order. The engine does not say which
+// input record each entry came from, so the key digests are recomputed here
+// (C3: key digest = H(context key ‖ key record words, little-endian)) and sorted; the
+// result is checked entry by entry against the engine's, so a divergence is an
+// internal error, never a silently wrong association. Keys must be unique when
+// declared (DuplicateKeyError).
+func buildRecords(sc *repo.Scan, fr *fingerprint.Result, kept []*normalize.RecordBatch, keyIDs []uint64, values bool) error {
+	n := len(fr.Records) / fingerprint.RecordStride
+	// One pass projects every record's key into keyPool (input order) and digests it.
+	type row struct {
+		k      fingerprint.Digest
+		b, i   int
+		ko, kl int // key words: keyPool[ko : ko+kl]
+	}
+	rows := make([]row, 0, n)
+	alg := sc.Context.Algorithm()
+	key := sc.Context.Key()
+	msg := make([]byte, 0, 256)
+	var keyPool []uint64
+	for bi, b := range kept {
+		for i := 0; i < b.Len(); i++ {
+			ko := len(keyPool)
+			keyPool = projectKey(keyPool, b.Record(i), keyIDs)
+			msg = append(msg[:0], key[:]...)
+			msg = appendWordsLE(msg, keyPool[ko:])
+			rows = append(rows, row{k: alg.Sum(msg), b: bi, i: i, ko: ko, kl: len(keyPool) - ko})
+		}
+	}
+	keyOf := func(r row) []uint64 { return keyPool[r.ko : r.ko+r.kl] }
+	if len(rows) != n {
+		return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "record count differs from the engine's"}
+	}
+	slices.SortFunc(rows, func(x, y row) int {
+		if c := cmp.Compare(x.k.Lo, y.k.Lo); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.k.Hi, y.k.Hi); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.b, y.b); c != 0 { // deterministic order of equal keys
+			return c
+		}
+		return cmp.Compare(x.i, y.i)
+	})
+	// Duplicate keys (declared keys only: without a key, equal keys are equal records).
+	if len(keyIDs) > 0 {
+		dup := &DuplicateKeyError{}
+		for i := 0; i < n; {
+			j := i + 1
+			for j < n && rows[j].k == rows[i].k {
+				j++
+			}
+			if j-i > 1 {
+				dup.Keys++
+				dup.Records += j - i
+				if len(dup.Examples) < 10 {
+					dup.Examples = append(dup.Examples, repo.FormatRecord(keyOf(rows[i]), fieldNamer(&sc.Descriptor)))
+				}
+			}
+			i = j
+		}
+		if dup.Keys > 0 {
+			return dup
+		}
+	}
+	// Within equal keys (only without a declared key, where the records are equal
+	// too) any order matches the engine's.
+	sc.Records = fr.Records
+	sc.KeyWords = make([]uint64, 0, len(keyPool))
+	sc.KeyOffsets = make([]uint64, 1, n+1)
+	for e, r := range rows {
+		if fr.Records[e*4] != r.k.Lo || fr.Records[e*4+1] != r.k.Hi {
+			return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "recomputed key digests disagree with the engine's"}
+		}
+		sc.KeyWords = append(sc.KeyWords, keyOf(r)...)
+		sc.KeyOffsets = append(sc.KeyOffsets, uint64(len(sc.KeyWords)))
+	}
+	if !values {
+		return nil
+	}
+	sc.Values, sc.ValueOffsets = fr.Values, fr.ValueOffsets
+	art := map[uint64]uint64{}
+	for i, f := range sc.Descriptor.Fields {
+		art[uint64(f.ID)] = uint64(i + 1)
+	}
+	m := len(fr.Values) / fingerprint.ValueStride
+	vt := &arrays.ValueTable{
+		ValueID: make([]uint64, 0, m), ArtifactID: make([]uint64, 0, m), FieldID: make([]uint64, 0, m),
+		TypeID: make([]uint8, 0, m), PayloadOffset: make([]uint64, 0, m), PayloadLength: make([]uint64, 0, m),
+	}
+	total := 0
+	for _, b := range kept {
+		for i := 0; i < b.Len(); i++ {
+			total += len(b.Record(i)) - 3 // frames; payloads are a part of them
+		}
+	}
+	vt.PayloadWords = make([]uint64, 0, total)
+	valid := make([]bool, 0, m)
+	for e, r := range rows {
+		// Walk the record's frames (validated by the engine) beside its value entries.
+		rec := kept[r.b].Record(r.i)
+		lo, hi := fr.ValueOffsets[e], fr.ValueOffsets[e+1]
+		if hi-lo != rec[2] {
+			return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "value entries differ from the record's fields"}
+		}
+		pos := 3
+		for j := lo; j < hi; j++ {
+			fid, tc, l := rec[pos], normalize.TypeCode(rec[pos+1]), int(rec[pos+2])
+			if fr.Values[j*3] != fid {
+				return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "value entry field differs from the record's"}
+			}
+			vt.ValueID = append(vt.ValueID, j)
+			vt.ArtifactID = append(vt.ArtifactID, art[fid])
+			vt.FieldID = append(vt.FieldID, fid)
+			vt.TypeID = append(vt.TypeID, uint8(tc))
+			vt.PayloadOffset = append(vt.PayloadOffset, uint64(len(vt.PayloadWords)))
+			vt.PayloadLength = append(vt.PayloadLength, uint64(l))
+			vt.PayloadWords = append(vt.PayloadWords, rec[pos+3:pos+3+l]...)
+			valid = append(valid, tc != normalize.Null && tc != normalize.Missing)
+			pos += 3 + l
+		}
+	}
+	vt.ValidityBitmap = arrays.NewBitmap(valid)
+	if vt.ValidityBitmap == nil {
+		vt.ValidityBitmap = arrays.Bitmap{}
+	}
+	sc.ValueTable = vt
+	return nil
+}
+
+func fieldNamer(d *repo.Descriptor) func(uint64) string {
+	return func(id uint64) string {
+		for _, f := range d.Fields {
+			if uint64(f.ID) == id {
+				return f.Name
+			}
+		}
+		return "#" + strconv.FormatUint(id, 10)
+	}
+}
+
+// projectKey appends to dst the record projected onto the key fields
+// [1, 2, k, key frames in ascending id order] (the whole record when keyIDs is
+// empty). rec has passed C2 validation (the engine validated it).
+func projectKey(dst []uint64, rec []uint64, keyIDs []uint64) []uint64 {
+	if len(keyIDs) == 0 {
+		return append(dst, rec...)
+	}
+	dst = append(dst, normalize.WireVersion, normalize.RecordDomain, uint64(len(keyIDs)))
+	n, pos, k := rec[2], 3, 0
+	for f := uint64(0); f < n && k < len(keyIDs); f++ {
+		l := 3 + int(rec[pos+2])
+		if rec[pos] == keyIDs[k] {
+			dst = append(dst, rec[pos:pos+l]...)
+			k++
+		}
+		pos += l
+	}
+	return dst
+}
+
+func appendWordsLE(dst []byte, w []uint64) []byte {
+	for _, x := range w {
+		dst = binary.LittleEndian.AppendUint64(dst, x)
+	}
+	return dst
+}
