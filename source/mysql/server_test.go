@@ -1,0 +1,184 @@
+package mysql
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"io"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	driver "github.com/go-sql-driver/mysql"
+
+	"github.com/pipewhy/pipewhy/source"
+)
+
+// defaultTestAddress is the local server of the development machine.
+const defaultTestAddress = "mysql://root@127.0.0.1:3306/test"
+
+// testServer is a reachable server with a fresh database for one test.
+type testServer struct {
+	admin *sql.DB // connection pool with the fresh database as default
+	addr  Address // the fresh database, no table
+	db    string
+}
+
+// newServer connects to PIPEWHY_TEST_MYSQL_DSN (a mysql:// address,
+// default the local server) and creates a uniquely named database, dropped
+// at the end of the test. Without a server the test is skipped, unless
+// PIPEWHY_REQUIRE_SERVICES=1, where it fails.
+func newServer(t testing.TB) *testServer {
+	t.Helper()
+	raw := os.Getenv("PIPEWHY_TEST_MYSQL_DSN")
+	if raw == "" {
+		raw = defaultTestAddress
+	}
+	a, err := ParseAddress(raw)
+	if err != nil {
+		t.Fatalf("PIPEWHY_TEST_MYSQL_DSN: %v", err)
+	}
+	a.Timeout = 3 * time.Second
+	unavailable := func(err error) {
+		if os.Getenv("PIPEWHY_REQUIRE_SERVICES") == "1" {
+			t.Fatalf("MySQL/MariaDB server %s required (PIPEWHY_REQUIRE_SERVICES=1) but not reachable: %v", a, a.scrub(err))
+		}
+		t.Skipf("no MySQL/MariaDB server at %s (set PIPEWHY_TEST_MYSQL_DSN): %v", a, a.scrub(err))
+	}
+	boot, err := openPool(a)
+	if err != nil {
+		unavailable(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := boot.PingContext(ctx); err != nil {
+		boot.Close()
+		unavailable(err)
+	}
+	var rnd [6]byte
+	rand.Read(rnd[:])
+	name := "pw_" + hex.EncodeToString(rnd[:])
+	if _, err := boot.Exec("CREATE DATABASE " + quoteIdent(name) + " CHARACTER SET utf8mb4"); err != nil {
+		boot.Close()
+		t.Fatalf("create database: %v", err)
+	}
+	t.Cleanup(func() {
+		if _, err := boot.Exec("DROP DATABASE IF EXISTS " + quoteIdent(name)); err != nil {
+			t.Errorf("drop database %s: %v", name, err)
+		}
+		boot.Close()
+	})
+	a.Database = name
+	admin, err := openPool(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close() })
+	return &testServer{admin: admin, addr: a, db: name}
+}
+
+func openPool(a Address) (*sql.DB, error) {
+	cfg := a.Config()
+	cfg.Params = map[string]string{"time_zone": "'+00:00'"}
+	c, err := driver.NewConnector(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return sql.OpenDB(c), nil
+}
+
+func (s *testServer) exec(t testing.TB, stmts ...string) {
+	t.Helper()
+	for _, q := range stmts {
+		if _, err := s.admin.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// table returns the address of a table of the test database.
+func (s *testServer) table(name string) Address {
+	a := s.addr
+	a.TableSchema, a.Table = s.db, name
+	return a
+}
+
+// readAll drains src, checking the Source contract on the way, and returns
+// the columns concatenated.
+func readAll(t testing.TB, src source.Source) ([]arrow.Array, source.Evidence) {
+	t.Helper()
+	ctx := context.Background()
+	var recs []arrow.RecordBatch
+	var rows uint64
+	for {
+		rec, err := src.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("Next: %v", err)
+		}
+		if !rec.Schema().Equal(src.Schema()) {
+			t.Fatalf("batch schema %v differs from source schema %v", rec.Schema(), src.Schema())
+		}
+		rows += uint64(rec.NumRows())
+		recs = append(recs, rec)
+	}
+	if _, err := src.Next(ctx); err != io.EOF {
+		t.Fatalf("Next after EOF: %v, want io.EOF", err)
+	}
+	ev := src.Evidence()
+	if ev.Coverage.Returned != rows {
+		t.Fatalf("coverage returned %d, batches held %d rows", ev.Coverage.Returned, rows)
+	}
+	if err := ev.Coverage.Check(); err != nil {
+		t.Fatalf("coverage %+v: %v", ev.Coverage, err)
+	}
+	cols := make([]arrow.Array, src.Schema().NumFields())
+	for i := range cols {
+		var chunks []arrow.Array
+		for _, r := range recs {
+			chunks = append(chunks, r.Column(i))
+		}
+		if len(chunks) == 0 {
+			cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, src.Schema().Field(i).Type, 0)
+			continue
+		}
+		c, err := array.Concatenate(chunks, memory.DefaultAllocator)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols[i] = c
+	}
+	for _, r := range recs {
+		r.Release()
+	}
+	return cols, ev
+}
+
+// openRead opens a, reads it whole and closes it.
+func openRead(t testing.TB, a Address, opts source.Options) (*arrow.Schema, []arrow.Array, source.Evidence, []string) {
+	t.Helper()
+	src, err := OpenAddress(context.Background(), a, opts)
+	if err != nil {
+		t.Fatalf("open %s: %v", a, err)
+	}
+	cols, ev := readAll(t, src)
+	if err := src.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	return src.Schema(), cols, ev, src.PrimaryKey()
+}
+
+func codeOf(err error) source.Code {
+	var e *source.Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
