@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -104,7 +105,7 @@ func Run(ctx context.Context, r *repo.Repo, o Options) (*Result, error) {
 		return nil, &Error{Code: CodeRegistry, Op: "publish", Msg: "snapshot " + sc.Metadata.ID.String() + " published, but the schema registry could not be saved", Err: err}
 	}
 	if err := r.AppendLog(repo.LogEntry{
-		Snapshot: sc.Metadata.ID.String(), Artifact: sc.Descriptor.Artifact, Address: o.Address,
+		Snapshot: sc.Metadata.ID.String(), Artifact: sc.Descriptor.Artifact, Address: sc.Descriptor.Address,
 		Resolution: string(sc.Metadata.Resolution), Rows: uint64(sc.Descriptor.Rows),
 		Coverage: string(sc.Metadata.Coverage.Status), FinishedAtNs: sc.Metadata.FinishedAtNs,
 	}); err != nil {
@@ -156,7 +157,7 @@ func Observe(ctx context.Context, reg *source.Registry, o Options) (*Result, err
 		return nil, &Error{Code: CodeRegistry, Op: "open", Msg: "field id assignment", Err: err}
 	}
 	schema := asg.Schema
-	desc := repo.Descriptor{Artifact: name, Address: o.Address, SourceSchemaID: asg.SchemaID,
+	desc := repo.Descriptor{Artifact: name, Address: redactAddress(o.Address), SourceSchemaID: asg.SchemaID,
 		KeyFields: []repo.Uint{}, Choices: []string{}, Excluded: []string{}}
 	byName := map[string]uint64{}
 	for i, f := range schema.Fields() {
@@ -374,12 +375,39 @@ func metaValue(f arrow.Field, key string) (string, bool) {
 	return "", false
 }
 
-// defaultName is the artifact name of an address: the SQLite table, or the file's
-// base name without its extension.
+// redactAddress returns addr with the password of a URL-shaped address (postgres://,
+// mysql://) replaced, so that no credential is ever stored in a snapshot or the scan log.
+func redactAddress(addr string) string {
+	if !strings.Contains(addr, "://") {
+		return addr
+	}
+	u, err := url.Parse(addr)
+	if err != nil {
+		// Unparseable: keep only what precedes any userinfo, never the credentials.
+		scheme, rest, _ := strings.Cut(addr, "://")
+		if at := strings.LastIndexByte(rest, '@'); at >= 0 {
+			rest = rest[at+1:]
+		}
+		return scheme + "://" + rest
+	}
+	return u.Redacted()
+}
+
+// defaultName is the artifact name of an address: the table (SQLite, or after '#' in the
+// address of a registered adapter such as duckdb:, postgres:// or mysql://, without a
+// schema qualifier), or the file's base name without its extension.
 func defaultName(addr string) string {
 	a, err := source.ParseAddress(addr)
 	if err != nil {
-		return ""
+		// Not a file or SQLite address: take the table of DuckDB and server addresses.
+		_, table, ok := strings.Cut(addr, "#")
+		if !ok || !strings.Contains(addr[:len(addr)-len(table)], ":") {
+			return ""
+		}
+		if i := strings.LastIndexByte(table, '.'); i >= 0 {
+			table = table[i+1:]
+		}
+		return table
 	}
 	if a.Table != "" {
 		return a.Table

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -311,5 +312,39 @@ func BenchmarkScanParquet(b *testing.B) {
 			}
 			b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 		})
+	}
+}
+
+func TestDefaultName(t *testing.T) {
+	for addr, want := range map[string]string{
+		"/data/orders.csv":                          "orders",
+		"sqlite:/data/shop.db#orders":               "orders",
+		"duckdb:/data/shop.duckdb#orders":           "orders",
+		"mysql://root@127.0.0.1:3306/test#pw.items": "items",
+		"postgres://u@h/db#public.customers":        "customers",
+		"postgres://u@h/db#":                        "",
+		"mysql://u@h/db#schema.":                    "",
+	} {
+		if got := defaultName(addr); got != want {
+			t.Errorf("defaultName(%q) = %q, want %q", addr, got, want)
+		}
+	}
+}
+
+func TestRedactAddress(t *testing.T) {
+	for addr, want := range map[string]string{
+		"/data/orders.csv":                      "/data/orders.csv",
+		"mysql://root@127.0.0.1:3306/test#t":    "mysql://root@127.0.0.1:3306/test#t",
+		"mysql://u:s3cret@h:3306/db#t":          "mysql://u:xxxxx@h:3306/db#t",
+		"postgres://u:s3cret@h/db?x=1#public.t": "postgres://u:xxxxx@h/db?x=1#public.t",
+		"postgres://u:s3c%zz@h/db#t":            "postgres://h/db#t",
+	} {
+		got := redactAddress(addr)
+		if got != want {
+			t.Errorf("redactAddress(%q) = %q, want %q", addr, got, want)
+		}
+		if strings.Contains(got, "s3c") {
+			t.Errorf("redactAddress(%q) kept the password", addr)
+		}
 	}
 }

@@ -243,9 +243,13 @@ func (o Options) Validate() error {
 	return nil
 }
 
-// Open parses address, validates opts and opens the source. On error no
-// resources are held; the caller records UnavailableCoverage(err).
+// Open parses address, validates opts and opens the source. Addresses whose prefix an
+// adapter package registered (see Register: duckdb:, postgres://, mysql://) go to that
+// adapter. On error no resources are held; the caller records UnavailableCoverage(err).
 func Open(ctx context.Context, address string, opts Options) (Source, error) {
+	if open := registered(address); open != nil {
+		return open(ctx, address, opts)
+	}
 	a, err := ParseAddress(address)
 	if err != nil {
 		return nil, err

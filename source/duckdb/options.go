@@ -185,3 +185,15 @@ func OpenAddress(ctx context.Context, a source.Address, opts source.Options) (so
 		Exclude: opts.Exclude, MaxFailureDetails: opts.MaxFailureDetails, Allocator: opts.Allocator,
 	})
 }
+
+func init() { source.Register(string(Kind)+":", openString) }
+
+// openString opens a duckdb: address for source.Open, taking the query and the options
+// that apply to DuckDB from opts (the others are rejected by OpenAddress).
+func openString(ctx context.Context, address string, opts source.Options) (source.Source, error) {
+	o, err := ParseAddress(address)
+	if err != nil {
+		return nil, err
+	}
+	return OpenAddress(ctx, source.Address{Kind: Kind, Path: o.Path, Table: o.Table}, opts)
+}

@@ -671,3 +671,5 @@ func (s *Source) Close() error {
 	}
 	return nil
 }
+
+func init() { source.Register("mysql://", OpenSource) }
