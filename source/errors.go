@@ -31,6 +31,7 @@ const (
 	CodeCount       Code = "PW_SOURCE_COUNT"       // the engine's expected count and the rows read disagree
 	CodeRegistry    Code = "PW_SOURCE_REGISTRY"    // the schema registry file or request is invalid
 	CodeOption      Code = "PW_SOURCE_OPTION"      // an option is invalid for this adapter
+	CodeAuth        Code = "PW_SOURCE_AUTH"        // a server refused the credentials or the privilege to read
 )
 
 // Sentinel categories, matched with errors.Is against an *Error.
@@ -45,6 +46,7 @@ var (
 	ErrRegistry    = &Error{Code: CodeRegistry}
 	ErrOption      = &Error{Code: CodeOption}
 	ErrLimit       = &Error{Code: CodeLimit}
+	ErrAuth        = &Error{Code: CodeAuth}
 )
 
 // Error is the error type of this package. Messages name columns, lines and

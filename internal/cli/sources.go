@@ -6,4 +6,5 @@ package cli
 import (
 	_ "github.com/pipewhy/pipewhy/source/duckdb"
 	_ "github.com/pipewhy/pipewhy/source/mysql"
+	_ "github.com/pipewhy/pipewhy/source/postgres"
 )

@@ -77,8 +77,8 @@
 // # Errors
 //
 // Errors are *source.Error. Codes: PW_SOURCE_ADDRESS (address, or neither/both
-// of #TABLE and Query), PW_SOURCE_OPTION, PW_SOURCE_AUTH (CodeAuth, defined
-// here: server errors 1044, 1045, 1142, 1143, 1227, 1698), PW_SOURCE_NOT_FOUND
+// of #TABLE and Query), PW_SOURCE_OPTION, PW_SOURCE_AUTH (CodeAuth = source.CodeAuth:
+// server errors 1044, 1045, 1142, 1143, 1227, 1698), PW_SOURCE_NOT_FOUND
 // (unknown database 1049, table 1146 or excluded column), PW_SOURCE_UNSUPPORTED
 // (a column type below marked unsupported: exclude it or CAST it in a query),
 // PW_SOURCE_SCHEMA (a query the server rejects, duplicate result names),

@@ -34,12 +34,11 @@ const (
 )
 
 // CodeAuth marks a connection or statement refused by the server's access
-// control (errors 1044, 1045, 1142, 1143, 1227, 1698). It is this
-// adapter's addition to the source codes.
-const CodeAuth source.Code = "PW_SOURCE_AUTH"
+// control (errors 1044, 1045, 1142, 1143, 1227, 1698); source.CodeAuth.
+const CodeAuth = source.CodeAuth
 
 // ErrAuth matches any CodeAuth error with errors.Is.
-var ErrAuth = &source.Error{Code: CodeAuth}
+var ErrAuth = source.ErrAuth
 
 // netWriteTimeout is the session's net_write_timeout in seconds: the time
 // the server waits for the reader between network writes. Consumers may

@@ -1,0 +1,170 @@
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/pipewhy/pipewhy/source"
+)
+
+const defaultDSN = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+
+// testDSN is the server under test: PIPEWHY_TEST_POSTGRES_DSN, or the local
+// default.
+func testDSN() string {
+	if d := os.Getenv("PIPEWHY_TEST_POSTGRES_DSN"); d != "" {
+		return d
+	}
+	return defaultDSN
+}
+
+// server connects for test setup. Without a reachable server the test is
+// skipped, unless PIPEWHY_REQUIRE_SERVICES=1 (CI), where it fails.
+func server(t testing.TB) *pgconn.PgConn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgconn.Connect(ctx, testDSN())
+	if err != nil {
+		msg := "PostgreSQL server not reachable (set PIPEWHY_TEST_POSTGRES_DSN): " + scrub(err, password(testDSN())).Error()
+		if os.Getenv("PIPEWHY_REQUIRE_SERVICES") == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+// exec runs SQL statements for setup, failing the test on error.
+func exec(t testing.TB, conn *pgconn.PgConn, sql string) {
+	t.Helper()
+	if _, err := conn.Exec(context.Background(), sql).ReadAll(); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+// schema creates a uniquely named schema dropped at the end of the test and
+// returns its name.
+func schema(t testing.TB, conn *pgconn.PgConn) string {
+	t.Helper()
+	var b [6]byte
+	rand.Read(b[:])
+	name := "pw_test_" + hex.EncodeToString(b[:])
+	exec(t, conn, "CREATE SCHEMA "+name)
+	t.Cleanup(func() {
+		c, err := pgconn.Connect(context.Background(), testDSN())
+		if err != nil {
+			t.Errorf("cleanup connect: %v", err)
+			return
+		}
+		defer c.Close(context.Background())
+		if _, err := c.Exec(context.Background(), "DROP SCHEMA "+name+" CASCADE").ReadAll(); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	})
+	return name
+}
+
+// addr is the test server's address of schema.table.
+func addr(schema, table string) string { return dsnWith(nil) + "#" + schema + "." + table }
+
+// dsnWith returns the test DSN with extra query parameters.
+func dsnWith(params map[string]string) string {
+	u, err := url.Parse(testDSN())
+	if err != nil {
+		panic(err)
+	}
+	q := u.Query()
+	for k, v := range params {
+		q.Set(k, v)
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// readAll drains src, checking the Source contract on the way, and returns
+// each column concatenated.
+func readAll(t testing.TB, src source.Source) ([]arrow.Array, source.Evidence) {
+	t.Helper()
+	ctx := context.Background()
+	var recs []arrow.RecordBatch
+	var rows uint64
+	for {
+		rec, err := src.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("Next: %v", err)
+		}
+		if !rec.Schema().Equal(src.Schema()) {
+			t.Fatalf("batch schema %v differs from source schema %v", rec.Schema(), src.Schema())
+		}
+		rows += uint64(rec.NumRows())
+		recs = append(recs, rec)
+	}
+	if _, err := src.Next(ctx); err != io.EOF {
+		t.Fatalf("Next after EOF: %v, want io.EOF", err)
+	}
+	ev := src.Evidence()
+	if ev.Coverage.Returned != rows {
+		t.Fatalf("coverage returned %d, batches held %d rows", ev.Coverage.Returned, rows)
+	}
+	if err := ev.Coverage.Check(); err != nil {
+		t.Fatalf("coverage inconsistent: %v", err)
+	}
+	cols := make([]arrow.Array, src.Schema().NumFields())
+	for i := range cols {
+		var parts []arrow.Array
+		for _, r := range recs {
+			parts = append(parts, r.Column(i))
+		}
+		if len(parts) == 0 {
+			b := array.NewBuilder(memory.DefaultAllocator, src.Schema().Field(i).Type)
+			cols[i] = b.NewArray()
+			b.Release()
+			continue
+		}
+		c, err := array.Concatenate(parts, memory.DefaultAllocator)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols[i] = c
+	}
+	for _, r := range recs {
+		r.Release()
+	}
+	return cols, ev
+}
+
+func openT(t testing.TB, address string, opts source.Options) *Source {
+	t.Helper()
+	src, err := Open(context.Background(), address, opts)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return src
+}
+
+func hasString(list []string, sub string) bool {
+	for _, s := range list {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
