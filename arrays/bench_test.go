@@ -155,3 +155,52 @@ func BenchmarkValidateValue(b *testing.B) {
 	v, arts := benchValues(benchRows)
 	measure(b, benchRows, func() error { return v.Validate(ctx, arts) })
 }
+
+// BenchmarkValidateValueSparseRefs validates an n-row value table whose
+// artifact_id column points at random rows of an n-row artifact table with
+// random 64-bit ids: the index build and the lookups are random accesses
+// into tables far larger than the caches. rows counts value rows.
+func BenchmarkValidateValueSparseRefs(b *testing.B) {
+	ctx := benchCtx(b)
+	arts := benchArtifacts("sparse_ids", benchRows)
+	v, _ := benchValues(benchRows)
+	r := rand.New(rand.NewPCG(9, 10))
+	for i := range v.ArtifactID {
+		v.ArtifactID[i] = arts.ArtifactID[r.IntN(benchRows)]
+	}
+	measure(b, benchRows, func() error { return v.Validate(ctx, arts) })
+}
+
+// BenchmarkValidateArtifactUnordered covers the two sparse-id shapes whose
+// parents are not in row order:
+//
+//	sparse_chain_shuffled: one chain of depth n over increasing sparse ids
+//	    (id i<<20 | 20 random bits, parent the previous id), rows in random
+//	    order: every parent id is below its child id (one sequential check);
+//	random_forest_shuffled: random 64-bit ids, parent a random earlier node,
+//	    rows in random order: neither order is topological, so leaves are
+//	    peeled off the parent-row forest (random, independent accesses).
+func BenchmarkValidateArtifactUnordered(b *testing.B) {
+	ctx := benchCtx(b)
+	for _, shape := range []string{"sparse_chain_shuffled", "random_forest_shuffled"} {
+		b.Run(shape, func(b *testing.B) {
+			n := benchRows
+			a := benchArtifacts("sparse_ids", n)
+			r := rand.New(rand.NewPCG(11, 12))
+			if shape == "sparse_chain_shuffled" {
+				for i := range n {
+					a.ArtifactID[i] = uint64(i)<<20 | r.Uint64N(1<<20)
+					a.ParentID[i] = Absent
+					if i > 0 {
+						a.ParentID[i] = a.ArtifactID[i-1]
+					}
+				}
+			}
+			r.Shuffle(n, func(i, j int) {
+				a.ArtifactID[i], a.ArtifactID[j] = a.ArtifactID[j], a.ArtifactID[i]
+				a.ParentID[i], a.ParentID[j] = a.ParentID[j], a.ParentID[i]
+			})
+			measure(b, n, func() error { return a.Validate(ctx) })
+		})
+	}
+}

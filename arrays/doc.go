@@ -95,7 +95,12 @@
 // row column lengths; required contexts present; the id column (lowest
 // offending row); auxiliary arrays (the bitmap); row rules, row by row and
 // each row's columns left to right; then containment cycles (reported at the
-// lowest row of the first cycle found). A validator that references another
+// lowest row of the first cycle found). Id uniqueness, reference resolution
+// and the cycle check are sequential or independent passes (presence
+// bitmaps, hash-partitioned joins, order checks, leaf peeling), not a
+// lookup per row into a table-sized index, so that unordered and sparse ids
+// validate at close to the speed of ordered ones; the errors are those of
+// the row-order definition above. A validator that references another
 // table (value, observation, lineage_edge, incident) only indexes it: its
 // id column must be unique and sentinel-free; Tables.Validate validates all
 // present tables and builds each index once.

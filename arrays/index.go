@@ -40,12 +40,14 @@ type Index struct {
 	// direct mode: dense[id-base] = row+1, 0 = empty.
 	base  uint64
 	dense []uint32
-	// hash mode: keys[s] == Absent marks an empty slot.
+	// hash mode: slots[s].key == Absent marks an empty slot. Key and row
+	// share a slot, so a lookup touches one cache line.
 	seed  uint64
 	shift uint
-	keys  []uint64
-	rows  []uint64
+	slots []idSlot
 }
+
+type idSlot struct{ key, row uint64 }
 
 // NewIndex builds an index over ids, which must be unique (CodeDuplicateID,
 // reported at the later row) and never Absent (CodeSentinelID).
@@ -98,19 +100,17 @@ func newIndex(table, column string, ids []uint64) (*Index, error) {
 	size := uint64(1) << bits.Len64(uint64(n)+uint64(n)/2)
 	x.shift = uint(64 - bits.TrailingZeros64(size))
 	x.seed = rand.Uint64() | 1
-	x.keys = make([]uint64, size)
-	x.rows = make([]uint64, size)
-	for i := range x.keys {
-		x.keys[i] = Absent
+	x.slots = make([]idSlot, size)
+	for i := range x.slots {
+		x.slots[i].key = Absent
 	}
 	mask := size - 1
 	for i, id := range ids {
 		s := x.slot(id)
 		for {
-			k := x.keys[s]
+			k := x.slots[s].key
 			if k == Absent {
-				x.keys[s] = id
-				x.rows[s] = uint64(i)
+				x.slots[s] = idSlot{id, uint64(i)}
 				break
 			}
 			if k == id {
@@ -143,14 +143,14 @@ func (x *Index) Row(id uint64) (int, bool) {
 		r := x.dense[id-x.base]
 		return int(r) - 1, r != 0
 	}
-	if x.keys == nil || id == Absent {
+	if x.slots == nil || id == Absent {
 		return 0, false
 	}
-	mask := uint64(len(x.keys) - 1)
+	mask := uint64(len(x.slots) - 1)
 	for s := x.slot(id); ; s = (s + 1) & mask {
-		switch x.keys[s] {
+		switch sl := &x.slots[s]; sl.key {
 		case id:
-			return int(x.rows[s]), true
+			return int(sl.row), true
 		case Absent:
 			return 0, false
 		}

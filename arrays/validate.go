@@ -59,12 +59,22 @@ func nilTable(kind TableKind) error {
 	return rowErr(opValidate, string(kind), "", -1, CodeNilTable)
 }
 
-// artifactIndex indexes an artifact table's artifact_id column.
-func artifactIndex(a *ArtifactTable) (*Index, error) {
+// refErr is the code of a required reference to a table that did not
+// resolve (Absent never resolves).
+func refErr(id uint64) Code {
+	if id == Absent {
+		return CodeAbsentReference
+	}
+	return CodeUnresolved
+}
+
+// artifactIDs prepares an artifact table's artifact_id column for
+// resolution (checking it like an index build).
+func artifactIDs(a *ArtifactTable) (*idTable, error) {
 	if a == nil {
 		return nil, nilTable(TableArtifact)
 	}
-	return newIndex(string(TableArtifact), "artifact_id", a.ArtifactID)
+	return newIDTable(string(TableArtifact), "artifact_id", a.ArtifactID)
 }
 
 // Validate checks every PW-02.05 rule: equal column lengths, unique
@@ -72,37 +82,30 @@ func artifactIndex(a *ArtifactTable) (*Index, error) {
 // self-parenting, no containment cycle, kind_id in ctx.Kinds and name_id in
 // ctx.Names.
 func (t *ArtifactTable) Validate(ctx *Context) error {
-	_, err := t.validate(ctx)
-	return err
-}
-
-func (t *ArtifactTable) validate(ctx *Context) (*Index, error) {
-	const table = string(TableArtifact)
 	if t == nil {
-		return nil, nilTable(TableArtifact)
+		return nilTable(TableArtifact)
 	}
 	if ctx == nil {
 		ctx = &emptyContext
 	}
 	n, err := checkLengths(TableArtifact, t.columns())
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := checkContexts(TableArtifact, need{"kind_id", ctx.Kinds}, need{"name_id", ctx.Names}); err != nil {
-		return nil, err
+		return err
 	}
-	idx, err := newIndex(table, "artifact_id", t.ArtifactID)
-	if err != nil {
-		return nil, err
-	}
-	// uint32 rows halve the memory of the cycle check; tables of 2**32-1
-	// rows or more use uint64.
 	if n < math.MaxUint32 {
-		err = artifactRows(ctx, idx, t, make([]node[uint32], n))
-	} else {
-		err = artifactRows(ctx, idx, t, make([]node[uint64], n))
+		// Bitmap and partitioned passes (idcheck.go, partition.go): no
+		// lookup per row in a table-sized index, and no walk up the
+		// parents unless there is a cycle.
+		return validateArtifacts(ctx, t, n)
 	}
-	return idx, err
+	idx, err := newIndex(string(TableArtifact), "artifact_id", t.ArtifactID)
+	if err != nil {
+		return err
+	}
+	return artifactRows(ctx, idx, t, make([]node[uint64], n))
 }
 
 type rowInt interface{ ~uint32 | ~uint64 }
@@ -113,7 +116,8 @@ type rowInt interface{ ~uint32 | ~uint64 }
 type node[R rowInt] struct{ parent, stamp R }
 
 // artifactRows checks the row rules, filling nodes (len = row count) with
-// each row's parent row, then checks for containment cycles.
+// each row's parent row from the index, then checks for containment cycles.
+// It is the path for tables of 2**32-1 rows or more.
 func artifactRows[R rowInt](ctx *Context, idx *Index, t *ArtifactTable, nodes []node[R]) error {
 	const table = string(TableArtifact)
 	root := ^R(0)
@@ -187,14 +191,14 @@ func (t *ValueTable) Validate(ctx *Context, artifacts *ArtifactTable) error {
 	if t == nil {
 		return nilTable(TableValue)
 	}
-	idx, err := artifactIndex(artifacts)
+	arts, err := artifactIDs(artifacts)
 	if err != nil {
 		return err
 	}
-	return t.validate(ctx, idx)
+	return t.validate(ctx, arts)
 }
 
-func (t *ValueTable) validate(ctx *Context, arts *Index) error {
+func (t *ValueTable) validate(ctx *Context, arts *idTable) error {
 	const table = string(TableValue)
 	if ctx == nil {
 		ctx = &emptyContext
@@ -206,7 +210,7 @@ func (t *ValueTable) validate(ctx *Context, arts *Index) error {
 	if err := checkContexts(TableValue, need{"field_id", ctx.Fields}, need{"type_id", ctx.Types}); err != nil {
 		return err
 	}
-	if _, err := newIndex(table, "value_id", t.ValueID); err != nil {
+	if err := checkUnique(table, "value_id", t.ValueID); err != nil {
 		return err
 	}
 	if err := t.ValidityBitmap.validate(table, "validity_bitmap", n); err != nil {
@@ -216,9 +220,10 @@ func (t *ValueTable) validate(ctx *Context, arts *Index) error {
 	artsCol, fields, types := t.ArtifactID[:n], t.FieldID[:n], t.TypeID[:n]
 	offs, lens := t.PayloadOffset[:n], t.PayloadLength[:n]
 	bm := t.ValidityBitmap
+	artRows := arts.resolve(artsCol)
 	for i := range n {
-		if c := ref(arts, artsCol[i]); c != "" {
-			return rowErr(opValidate, table, "artifact_id", i, c)
+		if _, ok := artRows.row(i); !ok {
+			return rowErr(opValidate, table, "artifact_id", i, refErr(artsCol[i]))
 		}
 		if c := ref(ctx.Fields, fields[i]); c != "" {
 			return rowErr(opValidate, table, "field_id", i, c)
@@ -254,64 +259,63 @@ func (t *ObservationTable) Validate(ctx *Context, artifacts *ArtifactTable) erro
 	if t == nil {
 		return nilTable(TableObservation)
 	}
-	idx, err := artifactIndex(artifacts)
+	arts, err := artifactIDs(artifacts)
 	if err != nil {
 		return err
 	}
-	_, err = t.validate(ctx, idx)
-	return err
+	return t.validate(ctx, arts)
 }
 
-func (t *ObservationTable) validate(ctx *Context, arts *Index) (*Index, error) {
+func (t *ObservationTable) validate(ctx *Context, arts *idTable) error {
 	const table = string(TableObservation)
 	if ctx == nil {
 		ctx = &emptyContext
 	}
 	n, err := checkLengths(TableObservation, t.columns())
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := checkContexts(TableObservation, need{"snapshot_id", ctx.Snapshots},
 		need{"policy_id", ctx.Policies}, need{"algorithm_id", ctx.Algorithms}); err != nil {
-		return nil, err
+		return err
 	}
-	own, err := newIndex(table, "observation_id", t.ObservationID)
-	if err != nil {
-		return nil, err
+	if err := checkUnique(table, "observation_id", t.ObservationID); err != nil {
+		return err
 	}
 	words := uint64(len(t.FingerprintWords))
 	artsCol, snaps, times, status := t.ArtifactID[:n], t.SnapshotID[:n], t.ObservedAtNs[:n], t.StatusID[:n]
 	policies, algs, offs, lens := t.PolicyID[:n], t.AlgorithmID[:n], t.FingerprintOffset[:n], t.FingerprintLength[:n]
+	artRows := arts.resolve(artsCol)
 	for i := range n {
-		if c := ref(arts, artsCol[i]); c != "" {
-			return nil, rowErr(opValidate, table, "artifact_id", i, c)
+		if _, ok := artRows.row(i); !ok {
+			return rowErr(opValidate, table, "artifact_id", i, refErr(artsCol[i]))
 		}
 		if c := ref(ctx.Snapshots, snaps[i]); c != "" {
-			return nil, rowErr(opValidate, table, "snapshot_id", i, c)
+			return rowErr(opValidate, table, "snapshot_id", i, c)
 		}
 		if times[i] > MaxObservedAtNs {
-			return nil, rowErr(opValidate, table, "observed_at_ns", i, CodeTimestamp)
+			return rowErr(opValidate, table, "observed_at_ns", i, CodeTimestamp)
 		}
 		if status[i] > StatusError {
-			return nil, rowErr(opValidate, table, "status_id", i, CodeStatus)
+			return rowErr(opValidate, table, "status_id", i, CodeStatus)
 		}
 		if c := ref(ctx.Policies, policies[i]); c != "" {
-			return nil, rowErr(opValidate, table, "policy_id", i, c)
+			return rowErr(opValidate, table, "policy_id", i, c)
 		}
 		if c := ref(ctx.Algorithms, algs[i]); c != "" {
-			return nil, rowErr(opValidate, table, "algorithm_id", i, c)
+			return rowErr(opValidate, table, "algorithm_id", i, c)
 		}
 		switch checkSlice(offs[i], lens[i], words) {
 		case CodeSliceOffset:
-			return nil, rowErr(opValidate, table, "fingerprint_offset", i, CodeSliceOffset)
+			return rowErr(opValidate, table, "fingerprint_offset", i, CodeSliceOffset)
 		case CodeSliceLength:
-			return nil, rowErr(opValidate, table, "fingerprint_length", i, CodeSliceLength)
+			return rowErr(opValidate, table, "fingerprint_length", i, CodeSliceLength)
 		}
 		if (status[i] == StatusCaptured) != (lens[i] != 0) {
-			return nil, rowErr(opValidate, table, "fingerprint_length", i, CodeFingerprintWords)
+			return rowErr(opValidate, table, "fingerprint_length", i, CodeFingerprintWords)
 		}
 	}
-	return own, nil
+	return nil
 }
 
 // Validate checks every PW-02.08 rule: equal row column lengths, unique
@@ -323,14 +327,14 @@ func (t *EdgeTable) Validate(ctx *Context, artifacts *ArtifactTable) error {
 	if t == nil {
 		return nilTable(TableLineageEdge)
 	}
-	idx, err := artifactIndex(artifacts)
+	arts, err := artifactIDs(artifacts)
 	if err != nil {
 		return err
 	}
-	return t.validate(ctx, idx)
+	return t.validate(ctx, arts)
 }
 
-func (t *EdgeTable) validate(ctx *Context, arts *Index) error {
+func (t *EdgeTable) validate(ctx *Context, arts *idTable) error {
 	const table = string(TableLineageEdge)
 	if ctx == nil {
 		ctx = &emptyContext
@@ -342,16 +346,17 @@ func (t *EdgeTable) validate(ctx *Context, arts *Index) error {
 	if err := checkContexts(TableLineageEdge, need{"evidence_id", ctx.Evidence}, need{"transform_id", ctx.Transforms}); err != nil {
 		return err
 	}
-	if _, err := newIndex(table, "edge_id", t.EdgeID); err != nil {
+	if err := checkUnique(table, "edge_id", t.EdgeID); err != nil {
 		return err
 	}
 	srcs, dsts, rels, evs, trs := t.SourceID[:n], t.TargetID[:n], t.RelationID[:n], t.EvidenceID[:n], t.TransformID[:n]
+	srcRows, dstRows := arts.resolve(srcs), arts.resolve(dsts)
 	for i := range n {
-		if c := ref(arts, srcs[i]); c != "" {
-			return rowErr(opValidate, table, "source_id", i, c)
+		if _, ok := srcRows.row(i); !ok {
+			return rowErr(opValidate, table, "source_id", i, refErr(srcs[i]))
 		}
-		if c := ref(arts, dsts[i]); c != "" {
-			return rowErr(opValidate, table, "target_id", i, c)
+		if _, ok := dstRows.row(i); !ok {
+			return rowErr(opValidate, table, "target_id", i, refErr(dsts[i]))
 		}
 		rel := rels[i]
 		if rel > RelationDerived {
@@ -382,28 +387,30 @@ func (t *IncidentTable) Validate(ctx *Context, artifacts *ArtifactTable, observa
 	if t == nil {
 		return nilTable(TableIncident)
 	}
-	arts, err := artifactIndex(artifacts)
+	arts, err := artifactIDs(artifacts)
 	if err != nil {
 		return err
 	}
-	obs, err := observationIndex(observations)
+	obs, err := observationIDs(observations)
 	if err != nil {
 		return err
 	}
 	return t.validate(ctx, arts, obs, observations)
 }
 
-func observationIndex(o *ObservationTable) (*Index, error) {
+// observationIDs checks an observation table's column lengths and prepares
+// its observation_id column for resolution.
+func observationIDs(o *ObservationTable) (*idTable, error) {
 	if o == nil {
 		return nil, nilTable(TableObservation)
 	}
 	if _, err := checkLengths(TableObservation, o.columns()); err != nil {
 		return nil, err
 	}
-	return newIndex(string(TableObservation), "observation_id", o.ObservationID)
+	return newIDTable(string(TableObservation), "observation_id", o.ObservationID)
 }
 
-func (t *IncidentTable) validate(ctx *Context, arts, obsIdx *Index, obs *ObservationTable) error {
+func (t *IncidentTable) validate(ctx *Context, arts, obsIDs *idTable, obs *ObservationTable) error {
 	const table = string(TableIncident)
 	if ctx == nil {
 		ctx = &emptyContext
@@ -416,21 +423,18 @@ func (t *IncidentTable) validate(ctx *Context, arts, obsIdx *Index, obs *Observa
 		need{"grouping_policy_id", ctx.GroupingPolicies}); err != nil {
 		return err
 	}
-	if _, err := newIndex(table, "incident_id", t.IncidentID); err != nil {
+	if err := checkUnique(table, "incident_id", t.IncidentID); err != nil {
 		return err
 	}
 	artsCol, obsCol, evs, gps := t.ArtifactID[:n], t.ObservationID[:n], t.EvidenceID[:n], t.GroupingPolicyID[:n]
+	artRows, obsRows := arts.resolve(artsCol), obsIDs.resolve(obsCol)
 	for i := range n {
-		if c := ref(arts, artsCol[i]); c != "" {
-			return rowErr(opValidate, table, "artifact_id", i, c)
+		if _, ok := artRows.row(i); !ok {
+			return rowErr(opValidate, table, "artifact_id", i, refErr(artsCol[i]))
 		}
-		o := obsCol[i]
-		if o == Absent {
-			return rowErr(opValidate, table, "observation_id", i, CodeAbsentReference)
-		}
-		r, ok := obsIdx.Row(o)
+		r, ok := obsRows.row(i)
 		if !ok {
-			return rowErr(opValidate, table, "observation_id", i, CodeUnresolved)
+			return rowErr(opValidate, table, "observation_id", i, refErr(obsCol[i]))
 		}
 		if obs.ArtifactID[r] != artsCol[i] {
 			return rowErr(opValidate, table, "observation_id", i, CodeIncidentArtifact)
@@ -456,53 +460,70 @@ type Tables struct {
 }
 
 // Validate validates every present table, in contract order (artifact, value,
-// observation, lineage edge, incident), building each id index once.
+// observation, lineage edge, incident), building each id index at most once,
+// and only for a table that another present table references.
 func (s *Tables) Validate(ctx *Context) error {
-	var arts, obs *Index
-	var err error
-	needArts := func() error {
-		if arts == nil {
-			return nilTable(TableArtifact)
+	var arts *idTable
+	// needArts returns the artifact ids of the validated artifact table,
+	// prepared on first use.
+	needArts := func() (*idTable, error) {
+		if s.Artifacts == nil {
+			return nil, nilTable(TableArtifact)
 		}
-		return nil
+		if arts == nil {
+			a, err := artifactIDs(s.Artifacts)
+			if err != nil {
+				return nil, err
+			}
+			arts = a
+		}
+		return arts, nil
 	}
 	if s.Artifacts != nil {
-		if arts, err = s.Artifacts.validate(ctx); err != nil {
+		if err := s.Artifacts.Validate(ctx); err != nil {
 			return err
 		}
 	}
 	if s.Values != nil {
-		if err := needArts(); err != nil {
+		a, err := needArts()
+		if err != nil {
 			return err
 		}
-		if err := s.Values.validate(ctx, arts); err != nil {
+		if err := s.Values.validate(ctx, a); err != nil {
 			return err
 		}
 	}
 	if s.Observations != nil {
-		if err := needArts(); err != nil {
+		a, err := needArts()
+		if err != nil {
 			return err
 		}
-		if obs, err = s.Observations.validate(ctx, arts); err != nil {
+		if err := s.Observations.validate(ctx, a); err != nil {
 			return err
 		}
 	}
 	if s.Edges != nil {
-		if err := needArts(); err != nil {
+		a, err := needArts()
+		if err != nil {
 			return err
 		}
-		if err := s.Edges.validate(ctx, arts); err != nil {
+		if err := s.Edges.validate(ctx, a); err != nil {
 			return err
 		}
 	}
 	if s.Incidents != nil {
-		if err := needArts(); err != nil {
+		a, err := needArts()
+		if err != nil {
 			return err
 		}
-		if obs == nil {
+		if s.Observations == nil {
 			return nilTable(TableObservation)
 		}
-		if err := s.Incidents.validate(ctx, arts, obs, s.Observations); err != nil {
+		obs, err := observationIDs(s.Observations)
+		if err != nil {
+			return err
+		}
+		if err := s.Incidents.validate(ctx, a, obs, s.Observations); err != nil {
 			return err
 		}
 	}
