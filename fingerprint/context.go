@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
+
+	"github.com/pipewhy/pipewhy/normalize"
 )
 
 // Mode says whether record order is part of a dataset's meaning.
@@ -58,6 +60,7 @@ type contextData struct {
 	key        [32]byte // SHA-256 of descriptor: the digest key
 	id         string
 	fields     *fieldTable
+	ext        bool // profile is a C2 extension 1 profile: type codes 10..14 are valid
 }
 
 // NewContext builds the context of alg, the full C2 profile identity profileID (as
@@ -81,6 +84,14 @@ func NewContext(alg Algorithm, profileID string, schema SchemaDescriptor, mode M
 	if err != nil {
 		return Context{}, err
 	}
+	ext := extensionProfile(profileID)
+	if !ext {
+		for _, f := range fields {
+			if f.Type.Extended() {
+				return Context{}, newErr("context", CodeSchema, "field "+uitoa(f.ID)+" has value type "+string(f.Type)+", which needs an extension profile (strict-v1+ext1 or logical-v1+ext1)")
+			}
+		}
+	}
 	d := &contextData{
 		alg:      alg,
 		profile:  profileID,
@@ -88,6 +99,7 @@ func NewContext(alg Algorithm, profileID string, schema SchemaDescriptor, mode M
 		schemaID: schemaID,
 		mode:     mode,
 		fields:   newFieldTable(fields),
+		ext:      ext,
 	}
 	d.descriptor = contextDescriptor(alg.ID(), profileID, schemaID, mode)
 	d.key = sha256.Sum256(d.descriptor)
@@ -102,6 +114,26 @@ func contextDescriptor(algID, profileID, schemaID string, mode Mode) []byte {
 		`","domain":"pipewhy.fingerprint.context","mode":"` + mode.String() +
 		`","profile":"` + profileID +
 		`","schema":"` + schemaID + `"}`)
+}
+
+// extensionProfile reports whether a profile identity (checked by checkProfileID) names
+// a C2 extension 1 profile: its profile segment, "pipewhy.normalization/<profile>/...",
+// ends in "+ext1" (normalize.StrictV1Ext1, normalize.LogicalV1Ext1). The segment is read
+// rather than the whole identity matched, so an identity computed with another Unicode
+// version is classified the same way.
+func extensionProfile(id string) bool {
+	rest := strings.TrimPrefix(id, "pipewhy.normalization/")
+	name, _, _ := strings.Cut(rest, "/")
+	return strings.HasSuffix(name, "+ext1")
+}
+
+// validateRecord is the C2 frame validation of the context's profile: tags 0..9, and
+// 10..14 as well under an extension profile.
+func (d *contextData) validateRecord(rec []uint64) error {
+	if d.ext {
+		return normalize.ValidateRecordWordsIn(rec, normalize.StrictV1Ext1)
+	}
+	return normalize.ValidateRecordWords(rec)
 }
 
 // checkProfileID accepts only a full C2 profile identity: "pipewhy.normalization/",
@@ -165,6 +197,10 @@ func (c Context) Algorithm() Algorithm {
 	}
 	return c.c.alg
 }
+
+// Extended reports whether the context's profile is a C2 extension 1 profile
+// (strict-v1+ext1, logical-v1+ext1), whose records may carry the type codes 10..14.
+func (c Context) Extended() bool { return c.c != nil && c.c.ext }
 
 // ProfileID returns the full C2 profile identity.
 func (c Context) ProfileID() string {

@@ -2,8 +2,6 @@ package fingerprint
 
 import (
 	"encoding/binary"
-
-	"github.com/pipewhy/pipewhy/normalize"
 )
 
 // keySize is the length of the context key that begins every message.
@@ -55,14 +53,14 @@ func (h *hasher) record(position uint64, rec []uint64) Digest {
 
 // RecordDigest returns the record digest of one framed C2 record at the given global
 // position (0-based; it participates only in Ordered mode). The record must pass
-// normalize.ValidateRecordWords and conform to the context's schema. It is the reference
+// normalize.ValidateRecordWords (ValidateRecordWordsIn under an extension profile) and conform to the context's schema. It is the reference
 // single-record form of what the Engine computes in bulk; it allocates a scratch buffer
 // per call, so use the Engine for many records.
 func (c Context) RecordDigest(position uint64, record []uint64) (Digest, error) {
 	if !c.Valid() {
 		return Digest{}, newErr("digest", CodeContext, "invalid context")
 	}
-	if err := normalize.ValidateRecordWords(record); err != nil {
+	if err := c.c.validateRecord(record); err != nil {
 		return Digest{}, wrapErr("digest", CodeRecord, "", err)
 	}
 	if err := c.c.conform(record); err != nil {

@@ -453,7 +453,7 @@ func (p *partial) process(t task) error {
 			return fail(CodeRecord, "record slice leaves the word pool", nil)
 		}
 		rec := words[off : off+n : off+n]
-		if err := normalize.ValidateRecordWords(rec); err != nil {
+		if err := e.ctx.c.validateRecord(rec); err != nil {
 			return fail(CodeRecord, "", err)
 		}
 		pos := t.pos + uint64(i-t.lo)

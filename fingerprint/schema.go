@@ -18,6 +18,10 @@ type ValueType string
 
 // The schema value types and the C2 type codes each admits. Every type also admits
 // MISSING and NULL, since absence and null are values of any field (C2 PW-03.02).
+//
+// The last four (and TIMESTAMP_NS under TypeTimestamp) are the PipeWhy extension 1 types
+// (docs/contracts/C2-extensions.md): a schema that uses them needs an extension profile
+// (NewContext refuses it otherwise), and only extension profiles produce their codes.
 const (
 	TypeBool      ValueType = "bool"      // BOOL
 	TypeInt       ValueType = "int"       // INT64, UINT64
@@ -25,13 +29,22 @@ const (
 	TypeText      ValueType = "text"      // TEXT
 	TypeBytes     ValueType = "bytes"     // BYTES
 	TypeDecimal   ValueType = "decimal"   // DECIMAL
-	TypeTimestamp ValueType = "timestamp" // TIMESTAMP
+	TypeTimestamp ValueType = "timestamp" // TIMESTAMP, and TIMESTAMP_NS (extension profiles only)
 	TypeAny       ValueType = "any"       // every C2 type code (heterogeneous sources such as JSON)
+	TypeDate      ValueType = "date"      // DATE (extension)
+	TypeTime      ValueType = "time"      // TIME (extension)
+	TypeDuration  ValueType = "duration"  // DURATION (extension)
+	TypeNested    ValueType = "nested"    // NESTED (extension)
 )
 
 const absentTags = 1<<normalize.Missing | 1<<normalize.Null
 
 // tags returns the bit set of C2 type codes t admits, 0 for an unknown type.
+//
+// A timestamp column of any Arrow unit is TypeTimestamp: under an extension profile a
+// timestamp(ns) value is TIMESTAMP when its sub-microsecond part is zero and
+// TIMESTAMP_NS otherwise, chosen per value like INT64/UINT64, so one type admits both.
+// The unit is schema metadata (C2 PW-03.04) and does not change the schema identity.
 func (t ValueType) tags() uint16 {
 	switch t {
 	case TypeBool:
@@ -47,11 +60,29 @@ func (t ValueType) tags() uint16 {
 	case TypeDecimal:
 		return absentTags | 1<<normalize.Decimal
 	case TypeTimestamp:
-		return absentTags | 1<<normalize.Timestamp
+		return absentTags | 1<<normalize.Timestamp | 1<<normalize.TimestampNS
 	case TypeAny:
-		return 1<<(normalize.Timestamp+1) - 1
+		return 1<<(normalize.Nested+1) - 1
+	case TypeDate:
+		return absentTags | 1<<normalize.Date
+	case TypeTime:
+		return absentTags | 1<<normalize.Time
+	case TypeDuration:
+		return absentTags | 1<<normalize.Duration
+	case TypeNested:
+		return absentTags | 1<<normalize.Nested
 	}
 	return 0
+}
+
+// Extended reports whether t is one of the extension 1 types (TypeDate, TypeTime,
+// TypeDuration, TypeNested), which only an extension profile can encode.
+func (t ValueType) Extended() bool {
+	switch t {
+	case TypeDate, TypeTime, TypeDuration, TypeNested:
+		return true
+	}
+	return false
 }
 
 // RenamePolicy is the recorded source schema policy for renames (C2 PW-03.10).

@@ -264,7 +264,10 @@ func Decode(snap *snapshot.Snapshot) (*Scan, error) {
 	for i := range names {
 		names[i] = uint64(i)
 	}
-	types := make([]uint64, 10)
+	types := make([]uint64, normalize.Timestamp+1) // C2 v1 type codes 0..9
+	if ctx.Extended() {
+		types = make([]uint64, normalize.Nested+1) // and the extension codes 10..14
+	}
 	for i := range types {
 		types[i] = uint64(i)
 	}
@@ -355,7 +358,7 @@ func (s *Scan) decodeRecords(snap *snapshot.Snapshot) error {
 		if s.KeyOffsets[i] > s.KeyOffsets[i+1] {
 			return bad("key offsets decrease", nil)
 		}
-		if err := normalize.ValidateRecordWords(s.Key(i)); err != nil {
+		if err := validateKey(s.Context, s.Key(i)); err != nil {
 			return bad("key record "+strconv.Itoa(i), err)
 		}
 	}
@@ -474,4 +477,13 @@ func (d *Descriptor) FieldsSorted() []Field {
 	fs := append([]Field(nil), d.Fields...)
 	sort.Slice(fs, func(i, j int) bool { return fs[i].ID < fs[j].ID })
 	return fs
+}
+
+// validateKey is the C2 frame validation of a stored key record under the scan's
+// profile: the extension type codes only under an extension profile.
+func validateKey(c fingerprint.Context, rec []uint64) error {
+	if c.Extended() {
+		return normalize.ValidateRecordWordsIn(rec, normalize.StrictV1Ext1)
+	}
+	return normalize.ValidateRecordWords(rec)
 }

@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
@@ -15,6 +16,10 @@ import (
 // FormatValue renders the C2 payload words of one value of type tc for people:
 // null, true, -42, 1.5, "text" (Go-quoted), 0x0a0b (bytes), 84.19 (decimals from their
 // exact coefficient and exponent), 2026-11-01 08:37:00[.ffffff][+01:00 | UTC | Europe/Berlin].
+// The extension 1 types (C2-extensions.md): DATE 2026-11-30; TIME 13:45:00[.fff |
+// .ffffff | .fffffffff] (the shortest exact fraction); DURATION exact decimal seconds,
+// 1.5s; TIMESTAMP_NS as TIMESTAMP with nine fraction digits; NESTED
+// <nested N bytes 0x…> (its canonical value bytes; above 32 bytes a SHA-256 prefix).
 // Malformed payloads render as "?" rather than failing: this is display only.
 func FormatValue(tc normalize.TypeCode, p []uint64) string {
 	switch tc {
@@ -51,11 +56,135 @@ func FormatValue(tc normalize.TypeCode, p []uint64) string {
 			return s
 		}
 	case normalize.Timestamp:
-		if s, ok := formatTimestamp(p); ok {
+		if s, ok := formatTimestamp(p, false); ok {
+			return s
+		}
+	case normalize.TimestampNS:
+		if s, ok := formatTimestamp(p, true); ok {
+			return s
+		}
+	case normalize.Date:
+		if len(p) == 1 {
+			if s, ok := formatDate(int64(p[0])); ok {
+				return s
+			}
+		}
+	case normalize.Time:
+		if len(p) == 1 && p[0] < 86400*1e9 {
+			return formatClock(p[0]/1e9) + fraction(p[0]%1e9)
+		}
+	case normalize.Duration:
+		if len(p) == 2 {
+			return formatDuration(p[0], p[1])
+		}
+	case normalize.Nested:
+		if s, ok := formatNested(p); ok {
 			return s
 		}
 	}
 	return "?"
+}
+
+// Python's date range, years 1..9999: days since 1970-01-01 of 0001-01-01 and 9999-12-31.
+const (
+	minDays = -719162
+	maxDays = 2932896
+)
+
+// formatDate renders days since 1970-01-01 (proleptic Gregorian) as YYYY-MM-DD, for
+// the years 1..9999 that DATE admits.
+func formatDate(days int64) (string, bool) {
+	if days < minDays || days > maxDays {
+		return "", false
+	}
+	// Civil from days (H. Hinnant's algorithm), exact integer arithmetic.
+	z := days + 719468
+	era := z / 146097 // z >= 0 in range
+	doe := z - era*146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	y := yoe + era*400
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	d := doy - (153*mp+2)/5 + 1
+	m := mp + 3
+	if m > 12 {
+		m -= 12
+	}
+	if m <= 2 {
+		y++
+	}
+	return fmt.Sprintf("%04d-%02d-%02d", y, m, d), true
+}
+
+// formatClock renders seconds since midnight as HH:MM:SS.
+func formatClock(sec uint64) string {
+	return fmt.Sprintf("%02d:%02d:%02d", sec/3600, sec/60%60, sec%60)
+}
+
+// fraction renders nanoseconds of a second as "", ".fff", ".ffffff" or ".fffffffff":
+// the shortest of millisecond, microsecond and nanosecond digits that is exact.
+func fraction(ns uint64) string {
+	switch {
+	case ns == 0:
+		return ""
+	case ns%1e6 == 0:
+		return fmt.Sprintf(".%03d", ns/1e6)
+	case ns%1e3 == 0:
+		return fmt.Sprintf(".%06d", ns/1e3)
+	}
+	return fmt.Sprintf(".%09d", ns)
+}
+
+// formatDuration renders the signed 128-bit nanosecond count [lo, hi] as exact decimal
+// seconds with the unit "s": 1.5s, -0.000000001s, 86400s.
+func formatDuration(lo, hi uint64) string {
+	v := new(big.Int).SetUint64(hi)
+	v.Lsh(v, 64)
+	v.Or(v, new(big.Int).SetUint64(lo))
+	if hi>>63 == 1 {
+		v.Sub(v, new(big.Int).Lsh(big.NewInt(1), 128))
+	}
+	sign := ""
+	if v.Sign() < 0 {
+		sign = "-"
+		v.Neg(v)
+	}
+	sec, ns := new(big.Int).QuoRem(v, big.NewInt(1e9), new(big.Int))
+	s := sign + sec.String()
+	if ns.Sign() != 0 {
+		s += "." + strings.TrimRight(fmt.Sprintf("%09d", ns.Uint64()), "0")
+	}
+	return s + "s"
+}
+
+// maxNestedHex is the largest nested value shown in full.
+const maxNestedHex = 32
+
+// formatNested renders a NESTED payload by its canonical value bytes (graphforge-
+// canonical/1, presence byte first): "<nested N bytes 0x...>" in full up to
+// maxNestedHex bytes, else "<nested N bytes sha256:XXXXXXXX>" with the first four bytes
+// of the value bytes' SHA-256, enough to tell old and new apart. The type bytes are not
+// shown: the schema names the column's type.
+func formatNested(p []uint64) (string, bool) {
+	if len(p) == 0 {
+		return "", false
+	}
+	tw := 1 + (p[0]+7)/8
+	if p[0] > uint64(len(p))*8 || tw >= uint64(len(p)) {
+		return "", false
+	}
+	if _, ok := unpackBytes(p[:tw]); !ok {
+		return "", false
+	}
+	v, ok := unpackBytes(p[tw:])
+	if !ok {
+		return "", false
+	}
+	if len(v) <= maxNestedHex {
+		return fmt.Sprintf("<nested %d bytes 0x%s>", len(v), hex.EncodeToString(v)), true
+	}
+	sum := sha256.Sum256(v)
+	return fmt.Sprintf("<nested %d bytes sha256:%s>", len(v), hex.EncodeToString(sum[:4])), true
 }
 
 func unpackBytes(p []uint64) ([]byte, bool) {
@@ -114,7 +243,9 @@ func formatDecimal(p []uint64) (string, bool) {
 	return sign + "0." + strings.Repeat("0", e-len(digits)) + digits, true
 }
 
-func formatTimestamp(p []uint64) (string, bool) {
+// formatTimestamp renders TIMESTAMP (word 6 microseconds, shown as six digits) and,
+// with ns, TIMESTAMP_NS (word 6 the nanosecond of the second, shown as nine digits).
+func formatTimestamp(p []uint64, ns bool) (string, bool) {
 	if len(p) < 11 {
 		return "", false
 	}
@@ -123,7 +254,9 @@ func formatTimestamp(p []uint64) (string, bool) {
 		return "", false
 	}
 	s := fmt.Sprintf("%04d-%02d-%02d %02d:%02d:%02d", p[0], p[1], p[2], p[3], p[4], p[5])
-	if p[6] != 0 {
+	if ns {
+		s += fmt.Sprintf(".%09d", p[6])
+	} else if p[6] != 0 {
 		s += fmt.Sprintf(".%06d", p[6])
 	}
 	switch p[8] {
@@ -150,7 +283,8 @@ func formatTimestamp(p []uint64) (string, bool) {
 // "name=value" pairs separated by spaces, in field id order; name maps a field id to
 // its column name. A malformed record renders as "?".
 func FormatRecord(rec []uint64, name func(uint64) string) string {
-	if normalize.ValidateRecordWords(rec) != nil {
+	// Display only: the extension type codes are accepted whatever the profile.
+	if normalize.ValidateRecordWordsIn(rec, normalize.StrictV1Ext1) != nil {
 		return "?"
 	}
 	var parts []string

@@ -17,6 +17,19 @@
 // prints old → new values. Coverage, source identity and the fingerprint context go
 // into the snapshot metadata.
 //
+// # Types and profiles
+//
+// Each column's Arrow type maps to a C3 value type: bool → bool; integers → int; floats
+// → float64; utf8 → text; binary → bytes; decimal → decimal; timestamp (every unit) →
+// timestamp; and, for the C2 extension 1 types (docs/contracts/C2-extensions.md),
+// date32/date64 → date, time32/time64 → time, duration → duration, list, large_list,
+// fixed_size_list, struct and map → nested. Dates, times, durations, nested values and
+// timestamp(ns) columns (whose nanoseconds C2 v1 cannot hold) need an extension profile
+// (normalize.StrictV1Ext1, normalize.LogicalV1Ext1): under a v1 profile Observe fails
+// with CodeProfile before reading a row, naming the column, its type and both ways out
+// (the profile's +ext1 counterpart, or excluding the column via Options.Source.Exclude,
+// which the snapshot records in its descriptor's Excluded list and scope).
+//
 // # Guarantees
 //
 //   - A scan that fails publishes nothing and changes neither the schema registry nor

@@ -17,6 +17,7 @@ const (
 	CodeRegistry     Code = "PW_SCAN_REGISTRY"      // the schema registry could not be read or written
 	CodePublish      Code = "PW_SCAN_PUBLISH"       // the snapshot could not be published (C5)
 	CodeInternal     Code = "PW_SCAN_INTERNAL"      // an internal cross-check failed (a bug)
+	CodeProfile      Code = "PW_SCAN_PROFILE"       // a column type the C2 profile cannot represent (use an +ext1 profile or exclude it)
 )
 
 // Error is the error type of this package. Messages name files, columns and rows,

@@ -162,10 +162,16 @@ func Observe(ctx context.Context, reg *source.Registry, o Options) (*Result, err
 	byName := map[string]uint64{}
 	for i, f := range schema.Fields() {
 		vt, ok := valueType(f.Type)
-		if !ok {
+		tn, named := source.TypeName(f.Type)
+		if !ok || !named {
 			return nil, &Error{Code: CodeSource, Op: "open", Msg: fmt.Sprintf("column %q: type %s is not supported", f.Name, f.Type)}
 		}
-		tn, _ := source.TypeName(f.Type)
+		if needsExtension(f.Type) && !o.Profile.Extended() {
+			ext := o.Profile.Base().Name() + "+ext1"
+			return nil, &Error{Code: CodeProfile, Op: "open", Msg: fmt.Sprintf(
+				"column %q has type %s, which profile %s cannot represent: scan with profile %s (--profile %s) or leave the column out (--exclude %s)",
+				f.Name, tn, o.Profile.Name(), ext, ext, f.Name)}
+		}
 		fd := repo.Field{ID: repo.Uint(asg.IDs[i]), Name: f.Name, Type: string(vt), Arrow: tn, Nullable: f.Nullable}
 		fd.Source, _ = metaValue(f, source.MetaSourceType)
 		if w, ok := metaValue(f, source.MetaSourceWidth); ok {
@@ -348,8 +354,27 @@ func valueType(dt arrow.DataType) (fingerprint.ValueType, bool) {
 		return fingerprint.TypeDecimal, true
 	case arrow.TIMESTAMP:
 		return fingerprint.TypeTimestamp, true
+	case arrow.DATE32, arrow.DATE64:
+		return fingerprint.TypeDate, true
+	case arrow.TIME32, arrow.TIME64:
+		return fingerprint.TypeTime, true
+	case arrow.DURATION:
+		return fingerprint.TypeDuration, true
+	case arrow.LIST, arrow.LARGE_LIST, arrow.FIXED_SIZE_LIST, arrow.STRUCT, arrow.MAP:
+		return fingerprint.TypeNested, true
 	}
 	return "", false
+}
+
+// needsExtension reports whether a column of type dt can only be encoded under a C2
+// extension profile: the extension 1 types, and timestamp(ns), whose values may carry
+// nanoseconds that C2 v1 cannot represent (C2 PW-03.06: never rounded).
+func needsExtension(dt arrow.DataType) bool {
+	if t, ok := dt.(*arrow.TimestampType); ok {
+		return t.Unit == arrow.Nanosecond
+	}
+	vt, _ := valueType(dt)
+	return vt.Extended()
 }
 
 // encodeError wraps a columnar encoder error, naming the 1-based row of the source.

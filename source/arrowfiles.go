@@ -3,6 +3,7 @@ package source
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
@@ -207,6 +209,10 @@ type parquetSource struct {
 	fileBase
 	fr *pqarrow.FileReader
 	rr pqarrow.RecordReader
+	// asDuration lists the output columns stored as Parquet INT64 with a duration
+	// type in the file's Arrow schema (as pyarrow writes them): pqarrow cannot decode
+	// them as durations, so they are read as int64 and retyped without a copy.
+	asDuration []int
 }
 
 func openParquet(ctx context.Context, a Address, opts Options) (_ Source, err error) {
@@ -236,6 +242,11 @@ func openParquet(ctx context.Context, a Address, opts Options) (_ Source, err er
 	srcType := func(i int) string {
 		sf := fr.Manifest.Fields[i]
 		if !sf.IsLeaf() {
+			// A nested column: its group node's logical type (List, Map or None for
+			// a struct).
+			if root := pr.MetaData().Schema.Root(); i < root.NumFields() {
+				return "group/" + root.Field(i).LogicalType().String()
+			}
 			return "group"
 		}
 		c := pr.MetaData().Schema.Column(sf.ColIndex)
@@ -245,16 +256,27 @@ func openParquet(ctx context.Context, a Address, opts Options) (_ Source, err er
 	if err != nil {
 		return nil, err
 	}
+	var asDuration []int
+	for i, k := range keep {
+		sf := &fr.Manifest.Fields[k]
+		if schema.Field(i).Type.ID() == arrow.DURATION && sf.IsLeaf() && sf.Field != nil &&
+			pr.MetaData().Schema.Column(sf.ColIndex).PhysicalType() == parquet.Types.Int64 {
+			f := *sf.Field
+			f.Type = arrow.PrimitiveTypes.Int64
+			sf.Field = &f
+			asDuration = append(asDuration, i)
+		}
+	}
 	var leaves []int
 	for _, k := range keep {
-		leaves = append(leaves, fr.Manifest.Fields[k].ColIndex) // kept fields are flat leaves
+		leaves = appendLeaves(leaves, &fr.Manifest.Fields[k]) // every leaf of a nested field
 	}
 	if leaves == nil {
 		leaves = []int{}
 	}
 	s := &parquetSource{fileBase: fileBase{a: a, opts: opts, f: f, before: st, schema: schema, ev: Evidence{
 		Adapter: KindParquet, Namespace: "file:" + a.Path, Version: version, Consistency: ConsistencyFileRead,
-		Choices: []string{"schema=file"}, Excluded: excluded}}, fr: fr}
+		Choices: []string{"schema=file"}, Excluded: excluded}}, fr: fr, asDuration: asDuration}
 	s.t.maxDetails = opts.MaxFailureDetails
 	s.t.expected, s.t.known = uint64(pr.NumRows()), pr.NumRows() >= 0
 	if len(leaves) > 0 {
@@ -268,6 +290,42 @@ func openParquet(ctx context.Context, a Address, opts Options) (_ Source, err er
 		s.keep[i] = i // the record reader returns only the selected columns, in order
 	}
 	return s, nil
+}
+
+// retype returns rec with the asDuration columns given their schema's duration type
+// (same buffers, no copy); the caller releases the result, rec stays the reader's.
+func (s *parquetSource) retype(rec arrow.RecordBatch) arrow.RecordBatch {
+	cols := make([]arrow.Array, rec.NumCols())
+	copy(cols, rec.Columns())
+	fields := append([]arrow.Field(nil), rec.Schema().Fields()...)
+	var made []arrow.Array
+	for _, i := range s.asDuration {
+		if i >= len(cols) || cols[i].DataType().ID() != arrow.INT64 {
+			continue // project reports the mismatch
+		}
+		d := cols[i].Data()
+		nd := array.NewData(s.schema.Field(i).Type, d.Len(), d.Buffers(), nil, d.NullN(), d.Offset())
+		cols[i] = array.MakeFromData(nd)
+		nd.Release()
+		made = append(made, cols[i])
+		fields[i].Type = s.schema.Field(i).Type
+	}
+	out := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, rec.NumRows())
+	for _, a := range made {
+		a.Release()
+	}
+	return out
+}
+
+// appendLeaves appends the Parquet leaf column indices of a field, in order.
+func appendLeaves(dst []int, f *pqarrow.SchemaField) []int {
+	if f.IsLeaf() {
+		return append(dst, f.ColIndex)
+	}
+	for i := range f.Children {
+		dst = appendLeaves(dst, &f.Children[i])
+	}
+	return dst
 }
 
 func (s *parquetSource) Next(ctx context.Context) (rec arrow.RecordBatch, err error) {
@@ -296,6 +354,10 @@ func (s *parquetSource) Next(ctx context.Context) (rec arrow.RecordBatch, err er
 	}()
 	if s.rr.Next() {
 		raw := s.rr.RecordBatch()
+		if len(s.asDuration) > 0 {
+			raw = s.retype(raw)
+			defer raw.Release()
+		}
 		out, err := s.project(raw)
 		if err != nil {
 			return nil, s.fatal(err)
@@ -350,16 +412,27 @@ func openIPC(ctx context.Context, a Address, opts Options) (_ Source, err error)
 			return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "seek failed", Err: err}
 		}
 	}
+	if err := checkIPCSchema(f, a.Kind == KindArrowFile); err != nil {
+		return nil, &Error{Code: CodeCorrupt, Op: op, Source: a.String(), Detail: "not a readable Arrow IPC file or stream", Err: err}
+	}
 	s := &ipcSource{fileBase: fileBase{a: a, opts: opts, f: f, before: st}}
 	var sc *arrow.Schema
+	// No message metadata or body can be larger than the file: bounding both by its size
+	// keeps a damaged length from allocating more (arrow-go's defaults, 64 MiB and 256 MiB,
+	// would also reject valid batches above 256 MiB).
+	limit := int64(1)
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		limit = fi.Size()
+	}
+	ipcOpts := []ipc.Option{ipc.WithAllocator(opts.Allocator), ipc.WithMetadataSizeLimit(limit), ipc.WithBodySizeLimit(limit)}
 	if a.Kind == KindArrowFile {
-		s.fr, err = ipc.NewFileReader(f, ipc.WithAllocator(opts.Allocator))
+		s.fr, err = ipc.NewFileReader(f, ipcOpts...)
 		if err != nil {
 			return nil, &Error{Code: CodeCorrupt, Op: op, Source: a.String(), Detail: "not a readable Arrow IPC file", Err: err}
 		}
 		sc = s.fr.Schema()
 	} else {
-		s.sr, err = ipc.NewReader(f, ipc.WithAllocator(opts.Allocator))
+		s.sr, err = ipc.NewReader(f, ipcOpts...)
 		if err != nil {
 			return nil, &Error{Code: CodeCorrupt, Op: op, Source: a.String(), Detail: "not a readable Arrow IPC stream", Err: err}
 		}
@@ -452,24 +525,60 @@ func validateRecord(rec arrow.RecordBatch) error {
 		if int64(c.Len()) != rec.NumRows() {
 			return fmt.Errorf("column length differs from the batch length")
 		}
-		var err error
-		switch c := c.(type) {
-		case *array.String:
-			if err = c.Validate(); err == nil {
-				err = monotonic(c.ValueOffsets())
-			}
-		case *array.LargeString:
-			if err = c.Validate(); err == nil {
-				err = monotonic(c.ValueOffsets())
-			}
-		case interface{ ValidateFull() error }:
-			err = c.ValidateFull()
-		}
-		if err != nil {
+		if err := validateArray(c, 0); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// validateArray checks one array and, for nested arrays, their children
+// (arrow-go's struct arrays validate nothing themselves; list arrays check
+// their offsets but not their values).
+func validateArray(c arrow.Array, depth int) error {
+	if depth > maxNestedDepth {
+		return fmt.Errorf("nesting too deep")
+	}
+	var err error
+	switch c := c.(type) {
+	case *array.String:
+		if err = c.Validate(); err == nil {
+			err = monotonic(c.ValueOffsets())
+		}
+	case *array.LargeString:
+		if err = c.Validate(); err == nil {
+			err = monotonic(c.ValueOffsets())
+		}
+	case *array.Struct:
+		for i := 0; i < c.NumField(); i++ {
+			f := c.Field(i)
+			if f.Len() < c.Offset()+c.Len() {
+				return fmt.Errorf("struct child shorter than its parent")
+			}
+			if err := validateArray(f, depth+1); err != nil {
+				return err
+			}
+		}
+	case *array.Map:
+		if err = c.ValidateFull(); err == nil {
+			err = validateArray(c.ListValues(), depth+1)
+		}
+	case *array.List:
+		if err = c.ValidateFull(); err == nil {
+			err = validateArray(c.ListValues(), depth+1)
+		}
+	case *array.LargeList:
+		if err = c.ValidateFull(); err == nil {
+			err = validateArray(c.ListValues(), depth+1)
+		}
+	case *array.FixedSizeList:
+		if err = c.ValidateFull(); err == nil {
+			err = validateArray(c.ListValues(), depth+1)
+		}
+	case interface{ ValidateFull() error }:
+		err = c.ValidateFull()
+	}
+	return err
 }
 
 func monotonic[T int32 | int64](offs []T) error {
@@ -490,4 +599,230 @@ func (s *ipcSource) finish() {
 func (s *ipcSource) Close() error {
 	s.closeReaders()
 	return s.closeFile("arrow close")
+}
+
+// arrow-go allocates by the vector lengths of an IPC schema's flatbuffer before it
+// checks them against the buffer, so a damaged length (a field count of 2^31) makes
+// it allocate without bound, which the runtime cannot recover from. checkIPCSchema
+// walks the schema flatbuffer first, with every offset and vector length bounded by
+// the bytes that hold it. It checks only what arrow-go would allocate from; anything
+// else it leaves to arrow-go, which reports it as an error.
+
+// fbuf is a bounds-checked view of one flatbuffer.
+type fbuf []byte
+
+func (b fbuf) u32(pos int) (int, bool) {
+	if pos < 0 || pos > len(b)-4 {
+		return 0, false
+	}
+	return int(binary.LittleEndian.Uint32(b[pos:])), true
+}
+
+func (b fbuf) u16(pos int) (int, bool) {
+	if pos < 0 || pos > len(b)-2 {
+		return 0, false
+	}
+	return int(binary.LittleEndian.Uint16(b[pos:])), true
+}
+
+// deref follows the unsigned offset stored at pos.
+func (b fbuf) deref(pos int) (int, bool) {
+	off, ok := b.u32(pos)
+	if !ok || off > len(b)-pos {
+		return 0, false
+	}
+	return pos + off, true
+}
+
+// field returns the position of field i of the table at tbl, 0 when absent.
+func (b fbuf) field(tbl, i int) (int, bool) {
+	so, ok := b.u32(tbl)
+	if !ok {
+		return 0, false
+	}
+	vt := tbl - int(int32(uint32(so)))
+	size, ok := b.u16(vt)
+	if !ok || size > len(b)-vt {
+		return 0, false
+	}
+	if 4+2*i+2 > size {
+		return 0, true
+	}
+	fo, ok := b.u16(vt + 4 + 2*i)
+	if !ok {
+		return 0, false
+	}
+	if fo == 0 {
+		return 0, true
+	}
+	return tbl + fo, tbl+fo <= len(b)
+}
+
+// vector returns the start and length of the vector of elem-byte elements that field
+// i of tbl refers to (n = 0 when the field is absent), checking it fits.
+func (b fbuf) vector(tbl, i, elem int) (start, n int, ok bool) {
+	p, ok := b.field(tbl, i)
+	if !ok || p == 0 {
+		return 0, 0, ok
+	}
+	v, ok := b.deref(p)
+	if !ok {
+		return 0, 0, false
+	}
+	n, ok = b.u32(v)
+	if !ok || n > (len(b)-v-4)/elem {
+		return 0, 0, false
+	}
+	return v + 4, n, true
+}
+
+// tables checks a vector of tables (field i of tbl) with check on each element.
+func (b fbuf) tables(tbl, i int, check func(t int) bool) bool {
+	start, n, ok := b.vector(tbl, i, 4)
+	if !ok {
+		return false
+	}
+	for k := 0; k < n; k++ {
+		t, ok := b.deref(start + 4*k)
+		if !ok || !check(t) {
+			return false
+		}
+	}
+	return true
+}
+
+// keyValues checks a custom_metadata vector: KeyValue tables of two strings.
+func (b fbuf) keyValues(tbl, i int) bool {
+	return b.tables(tbl, i, func(kv int) bool {
+		_, _, ok1 := b.vector(kv, 0, 1)
+		_, _, ok2 := b.vector(kv, 1, 1)
+		return ok1 && ok2
+	})
+}
+
+const fbUnion = 14 // Schema.fbs Type.Union
+
+// schemaOK checks a Schema table: fields (0 endianness, 1 fields, 2 custom_metadata,
+// 3 features).
+func (b fbuf) schemaOK(s int) bool {
+	_, _, ok := b.vector(s, 3, 8)
+	return ok && b.keyValues(s, 2) && b.tables(s, 1, func(f int) bool { return b.fieldOK(f, 0) })
+}
+
+// fieldOK checks a Field table: 0 name, 2 type_type, 3 type, 5 children,
+// 6 custom_metadata.
+func (b fbuf) fieldOK(f, depth int) bool {
+	if depth > maxNestedDepth {
+		return false
+	}
+	if _, _, ok := b.vector(f, 0, 1); !ok || !b.keyValues(f, 6) {
+		return false
+	}
+	if tp, ok := b.field(f, 2); !ok {
+		return false
+	} else if tp != 0 && tp < len(b) && b[tp] == fbUnion {
+		tt, ok := b.field(f, 3)
+		if !ok {
+			return false
+		}
+		if tt != 0 {
+			t, ok := b.deref(tt)
+			if !ok {
+				return false
+			}
+			if _, _, ok := b.vector(t, 1, 4); !ok { // Union.typeIds
+				return false
+			}
+		}
+	}
+	return b.tables(f, 5, func(c int) bool { return b.fieldOK(c, depth+1) })
+}
+
+// checkIPCSchema checks the schema flatbuffer of an IPC stream (the first message) or
+// file (the footer) before arrow-go decodes it. A layout it cannot locate is left to
+// arrow-go, which reports it.
+func checkIPCSchema(f *os.File, file bool) error {
+	st, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	size := st.Size()
+	read := func(off, n int64) fbuf {
+		if off < 0 || n <= 0 || n > size-off || n > 64<<20 {
+			return nil
+		}
+		b := make([]byte, n)
+		if _, err := f.ReadAt(b, off); err != nil {
+			return nil
+		}
+		return b
+	}
+	bad := func() error { return fmt.Errorf("the IPC schema's flatbuffer is malformed") }
+	if file {
+		// ... footer flatbuffer, int32 footer length, "ARROW1".
+		tail := read(size-10, 10)
+		if tail == nil || !bytes.Equal(tail[4:], ipcMagic) {
+			return nil
+		}
+		n := int64(int32(binary.LittleEndian.Uint32(tail)))
+		b := read(size-10-n, n)
+		if b == nil {
+			return nil
+		}
+		footer, ok := b.deref(0)
+		if !ok {
+			return bad()
+		}
+		// Footer: 1 schema, 2 dictionaries and 3 recordBatches (24-byte Blocks),
+		// 4 custom_metadata.
+		_, _, ok1 := b.vector(footer, 2, 24)
+		_, _, ok2 := b.vector(footer, 3, 24)
+		sp, ok3 := b.field(footer, 1)
+		if !ok1 || !ok2 || !ok3 || !b.keyValues(footer, 4) {
+			return bad()
+		}
+		if sp != 0 {
+			s, ok := b.deref(sp)
+			if !ok || !b.schemaOK(s) {
+				return bad()
+			}
+		}
+		return nil
+	}
+	// Stream: [0xFFFFFFFF] int32 metadata length, Message flatbuffer.
+	head := read(0, 8)
+	if head == nil {
+		return nil
+	}
+	start, n := int64(4), int64(int32(binary.LittleEndian.Uint32(head)))
+	if binary.LittleEndian.Uint32(head) == 0xFFFFFFFF {
+		start, n = 8, int64(int32(binary.LittleEndian.Uint32(head[4:])))
+	}
+	b := read(start, n)
+	if b == nil {
+		return nil
+	}
+	msg, ok := b.deref(0)
+	if !ok {
+		return bad()
+	}
+	// Message: 1 header_type (1 = Schema), 2 header, 4 custom_metadata.
+	tp, ok := b.field(msg, 1)
+	if !ok || !b.keyValues(msg, 4) {
+		return bad()
+	}
+	if tp == 0 || tp >= len(b) || b[tp] != 1 {
+		return nil // not a schema message: arrow-go rejects it
+	}
+	hp, ok := b.field(msg, 2)
+	if !ok {
+		return bad()
+	}
+	if hp != 0 {
+		s, ok := b.deref(hp)
+		if !ok || !b.schemaOK(s) {
+			return bad()
+		}
+	}
+	return nil
 }

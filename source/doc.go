@@ -132,17 +132,53 @@
 // Parquet is read with pqarrow, row group by row group, in batches of
 // BatchSize. IPC files are read one batch at a time from the footer; IPC
 // streams message by message. Supported Arrow types are those TypeName
-// knows: bool, int8–64, uint8–64, float32, float64, utf8, large_utf8,
-// binary, large_binary, decimal128, decimal256, timestamp (any unit, with
-// or without zone). Any other column (dates, times, durations, float16,
-// dictionaries, views, nested types) fails Open with PW_SOURCE_UNSUPPORTED
-// naming it, unless excluded. IPC batches are checked structurally before
-// use. Text values that are not valid UTF-8 are PW_SOURCE_UTF8 failures of
-// their rows (row numbers count from 1 in file order) and the rows are
-// dropped. A damaged file fails with PW_SOURCE_CORRUPT; panics of the
-// third-party readers are recovered into that error. MetaSourceType is the
-// Parquet "PHYSICAL/Logical" type or the IPC TypeName; the reader's own
-// field metadata is kept. Field nullability is the file's.
+// knows (see Type names): bool, int8–64, uint8–64, float32, float64, utf8,
+// large_utf8, binary, large_binary, decimal128, decimal256, timestamp (any
+// unit, with or without zone), date32, date64, time32(s|ms), time64(us|ns),
+// duration (any unit), and list, large_list, fixed_size_list, struct and map
+// whose children are supported types. The adapter reads these exactly;
+// whether a type is representable is the C2 profile's decision (dates,
+// times, durations, nanosecond timestamps and nested values need a C2
+// extension profile, see normalize/columnar). Any other column (float16,
+// dictionaries, views, intervals, unions, extension types) fails Open with
+// PW_SOURCE_UNSUPPORTED naming it, unless excluded. A Parquet duration column
+// stored as INT64 with a duration type in the file's ARROW:schema (as pyarrow
+// writes it; pqarrow cannot decode it as a duration) is read as int64 and
+// given its duration type without a copy. A nested Parquet column reads all
+// its leaves. IPC batches are checked structurally before use, nested
+// children included. Text values that are not valid UTF-8 are PW_SOURCE_UTF8
+// failures of their rows (row numbers count from 1 in file order) and the
+// rows are dropped; text inside nested values is not screened here (the
+// canonical encoder rejects it). A damaged file fails with PW_SOURCE_CORRUPT;
+// panics of the third-party readers are recovered into that error.
+// MetaSourceType is the Parquet "PHYSICAL/Logical" type ("group/List",
+// "group/Map", "group/None" for nested columns) or the IPC TypeName; the
+// reader's own field metadata is kept. Field nullability is the file's.
+//
+// # Type names
+//
+// TypeName gives every supported Arrow type one stable spelling, used in
+// schema identities, registry files and snapshots (never arrow-go's String):
+//
+//	bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float32 float64
+//	utf8 large_utf8 binary large_binary
+//	decimal128(P,S) decimal256(P,S)
+//	timestamp(U) timestamp(U,TZ)      U = s | ms | us | ns; TZ as in the schema
+//	date32 date64
+//	time32(s) time32(ms) time64(us) time64(ns)
+//	duration(U)
+//	list<C> large_list<C> fixed_size_list(N)<C>
+//	struct<C,C,...>                   (struct<> when it has no children)
+//	map<K,V> map(keys_sorted)<K,V>    K, V the key and item fields
+//
+// where a child C is "NAME":TYPE, followed by " not null" when the child is
+// not nullable; NAME is the child's name (valid UTF-8) with '"' and '\'
+// backslash-escaped and bytes below 0x20 written \u00xx, so names cannot be
+// confused with the grammar. Child metadata is not spelled. Nesting deeper
+// than 64 levels is unsupported. Examples: `list<"element":int64>`,
+// `struct<"a":int64,"b":utf8 not null>`, `map<"key":utf8 not null,"value":float64>`.
+// MetaSourceWidth is set for fixed-width numbers only (not for temporal or
+// nested types).
 //
 // # SQLite
 //

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
@@ -163,6 +164,20 @@ func FuzzArrowFiles(f *testing.F) {
 	f.Add(pq, uint8(0))
 	f.Add(af, uint8(1))
 	f.Add(as, uint8(2))
+	// Nested and extension-type columns (validateArray walks their children).
+	dir := f.TempDir()
+	rec := extRecord(nil, arrow.NewSchema(extFieldsOf(arrow.PrimitiveTypes.Int64), nil))
+	writeParquet(f, filepath.Join(dir, "e.parquet"), rec, 1)
+	writeIPC(f, filepath.Join(dir, "e.arrow"), rec, false, 1)
+	writeIPC(f, filepath.Join(dir, "e.arrows"), rec, true, 1)
+	rec.Release()
+	for i, n := range []string{"e.parquet", "e.arrow", "e.arrows"} {
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, uint8(i))
+	}
 	f.Fuzz(func(t *testing.T, data []byte, kind uint8) {
 		name := []string{"f.parquet", "f.arrow", "f.arrows"}[kind%3]
 		fuzzRead(t, name, data, Options{})

@@ -495,9 +495,11 @@ func (t *colType) appendCell(b array.Builder, c *cell) {
 }
 
 // TypeName returns the stable spelling of an Arrow type used in schema
-// identity descriptors and registry files. It never depends on arrow-go's
-// String methods, which may change between releases. Types outside the
-// supported set return ok=false.
+// identity descriptors and registry files ("int64", "date32", "time64(us)",
+// "duration(ms)", "timestamp(ns,UTC)", `list<"element":int64>`,
+// `struct<"a":int64,"b":utf8 not null>`; the grammar is in doc.go, "Type
+// names"). It never depends on arrow-go's String methods, which may change
+// between releases. Types outside the supported set return ok=false.
 func TypeName(dt arrow.DataType) (name string, ok bool) {
 	switch t := dt.(type) {
 	case *arrow.BooleanType:
@@ -535,13 +537,136 @@ func TypeName(dt arrow.DataType) (name string, ok bool) {
 	case *arrow.Decimal256Type:
 		return "decimal256(" + strconv.Itoa(int(t.Precision)) + "," + strconv.Itoa(int(t.Scale)) + ")", true
 	case *arrow.TimestampType:
-		u := map[arrow.TimeUnit]string{arrow.Second: "s", arrow.Millisecond: "ms", arrow.Microsecond: "us", arrow.Nanosecond: "ns"}[t.Unit]
+		u, ok := unitName(t.Unit)
+		if !ok {
+			return "", false
+		}
 		if t.TimeZone == "" {
 			return "timestamp(" + u + ")", true
 		}
 		return "timestamp(" + u + "," + t.TimeZone + ")", true
+	case *arrow.Date32Type:
+		return "date32", true
+	case *arrow.Date64Type:
+		return "date64", true
+	case *arrow.Time32Type:
+		if t.Unit != arrow.Second && t.Unit != arrow.Millisecond {
+			return "", false
+		}
+		u, _ := unitName(t.Unit)
+		return "time32(" + u + ")", true
+	case *arrow.Time64Type:
+		if t.Unit != arrow.Microsecond && t.Unit != arrow.Nanosecond {
+			return "", false
+		}
+		u, _ := unitName(t.Unit)
+		return "time64(" + u + ")", true
+	case *arrow.DurationType:
+		u, ok := unitName(t.Unit)
+		if !ok {
+			return "", false
+		}
+		return "duration(" + u + ")", true
+	case *arrow.ListType, *arrow.LargeListType, *arrow.FixedSizeListType, *arrow.MapType, *arrow.StructType:
+		return typeNameDepth(dt, 1)
 	}
 	return "", false
+}
+
+// unitName is the vocabulary spelling of an Arrow time unit.
+func unitName(u arrow.TimeUnit) (string, bool) {
+	switch u {
+	case arrow.Second:
+		return "s", true
+	case arrow.Millisecond:
+		return "ms", true
+	case arrow.Microsecond:
+		return "us", true
+	case arrow.Nanosecond:
+		return "ns", true
+	}
+	return "", false
+}
+
+// maxNestedDepth bounds the recursion of TypeName over nested types, so that a
+// hostile IPC schema cannot exhaust the stack.
+const maxNestedDepth = 64
+
+// nestedName spells a nested type: prefix, then each child field as
+// "NAME":TYPE, followed by " not null" when the child is not nullable,
+// separated by commas, then ">". NAME is the child's name with '"', '\\' and
+// control characters below U+0020 escaped (\" \\ \u00xx), so the spelling is
+// unambiguous whatever the names hold. Child metadata is not spelled.
+func nestedName(prefix string, children []arrow.Field, depth int) (string, bool) {
+	if depth > maxNestedDepth {
+		return "", false
+	}
+	var b strings.Builder
+	b.WriteString(prefix)
+	for i, c := range children {
+		if !utf8.ValidString(c.Name) {
+			return "", false
+		}
+		var tn string
+		var ok bool
+		switch ct := c.Type.(type) {
+		case *arrow.ListType, *arrow.LargeListType, *arrow.FixedSizeListType, *arrow.MapType, *arrow.StructType:
+			tn, ok = typeNameDepth(ct, depth+1)
+		default:
+			tn, ok = TypeName(c.Type)
+		}
+		if !ok {
+			return "", false
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('"')
+		for j := 0; j < len(c.Name); j++ {
+			switch ch := c.Name[j]; {
+			case ch == '"' || ch == '\\':
+				b.WriteByte('\\')
+				b.WriteByte(ch)
+			case ch < 0x20:
+				b.WriteString(`\u00`)
+				b.WriteByte("0123456789abcdef"[ch>>4])
+				b.WriteByte("0123456789abcdef"[ch&15])
+			default:
+				b.WriteByte(ch)
+			}
+		}
+		b.WriteString(`":`)
+		b.WriteString(tn)
+		if !c.Nullable {
+			b.WriteString(" not null")
+		}
+	}
+	b.WriteByte('>')
+	return b.String(), true
+}
+
+// typeNameDepth is TypeName for a nested type at the given nesting depth.
+func typeNameDepth(dt arrow.DataType, depth int) (string, bool) {
+	switch t := dt.(type) {
+	case *arrow.ListType:
+		return nestedName("list<", []arrow.Field{t.ElemField()}, depth)
+	case *arrow.LargeListType:
+		return nestedName("large_list<", []arrow.Field{t.ElemField()}, depth)
+	case *arrow.FixedSizeListType:
+		if t.Len() < 0 {
+			return "", false
+		}
+		return nestedName("fixed_size_list("+strconv.Itoa(int(t.Len()))+")<", []arrow.Field{t.ElemField()}, depth)
+	case *arrow.MapType:
+		prefix := "map<"
+		if t.KeysSorted {
+			prefix = "map(keys_sorted)<"
+		}
+		return nestedName(prefix, []arrow.Field{t.KeyField(), t.ItemField()}, depth)
+	case *arrow.StructType:
+		return nestedName("struct<", t.Fields(), depth)
+	}
+	return TypeName(dt)
 }
 
 // typeWidth is the bit width of fixed-width numeric types, 0 otherwise.

@@ -43,6 +43,12 @@ repository. It prints the snapshot id.
   --key COLS             key columns (comma-separated; composite keys allowed); keys must
                          be unique. Without --key the whole record is its key.
 
+Dates, times of day, durations, nanosecond timestamps and nested values (lists,
+structs, maps) need a C2 extension profile: --profile strict-v1+ext1 (or
+logical-v1+ext1). Under a v1 profile such a column fails the scan, naming it; scan
+with the extension profile or leave the column out with --exclude COL (recorded in
+the snapshot).
+
 A scan whose source has records that fail to read publishes nothing unless
 --allow-partial (then the snapshot's coverage is PARTIAL). A scan that fails publishes
 nothing. On a terminal a progress line shows rows and rows/s.
@@ -58,7 +64,7 @@ Exit status: 0 published; 2 any error (nothing published).`,
 	fl.StringVar(&f.repo, "repo", "", "repository directory (default: .pipewhy here or in a parent)")
 	fl.StringVar(&f.resolution, "resolution", "dataset", "dataset, record or value")
 	fl.StringSliceVar(&f.key, "key", nil, "key column(s), comma-separated")
-	fl.StringVar(&f.profile, "profile", "strict-v1", "C2 normalization profile: strict-v1 or logical-v1")
+	fl.StringVar(&f.profile, "profile", "strict-v1", "C2 normalization profile: strict-v1, logical-v1, strict-v1+ext1 or logical-v1+ext1")
 	fl.StringVar(&f.name, "name", "", "artifact name (default: the file name without extension, or the table)")
 	fl.StringVar(&f.schema, "schema", "", `explicit column types, a JSON file {"columns":[{"name":..,"type":..}]}`)
 	fl.BoolVar(&f.infer, "infer", false, "CSV: infer int64, uint64 and bool columns in a first pass")
