@@ -43,7 +43,7 @@ type fileBase struct {
 	schema *arrow.Schema
 	keep   []int // kept column indices of the reader's records
 	ev     Evidence
-	t      tracker
+	t      Tracker
 	stop   error
 }
 
@@ -51,7 +51,7 @@ func (b *fileBase) Schema() *arrow.Schema { return b.schema }
 
 func (b *fileBase) Evidence() Evidence {
 	ev := b.ev
-	ev.Coverage = b.t.coverage()
+	ev.Coverage = b.t.Coverage()
 	return ev
 }
 
@@ -90,7 +90,7 @@ func (b *fileBase) project(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 // drops them (Arrow utf8 requires valid UTF-8, but readers do not check it).
 // It takes ownership of rec.
 func (b *fileBase) screen(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
-	first := b.t.returned + b.t.failedRecords // rows before this batch
+	first := b.t.Returned + b.t.FailedRecords() // rows before this batch
 	bad := map[int]bool{}
 	for ci, c := range rec.Columns() {
 		var valid func(i int) bool
@@ -105,12 +105,12 @@ func (b *fileBase) screen(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 		for i := 0; i < c.Len(); i++ {
 			if c.IsValid(i) && !valid(i) && !bad[i] {
 				bad[i] = true
-				b.t.fail(Failure{Code: CodeUTF8, Line: first + uint64(i) + 1, Column: b.schema.Field(ci).Name, Detail: "text is not valid UTF-8"}, true)
+				b.t.Fail(Failure{Code: CodeUTF8, Line: first + uint64(i) + 1, Column: b.schema.Field(ci).Name, Detail: "text is not valid UTF-8"}, true)
 			}
 		}
 	}
 	if len(bad) == 0 {
-		b.t.returned += uint64(rec.NumRows())
+		b.t.Returned += uint64(rec.NumRows())
 		return rec, nil
 	}
 	defer rec.Release()
@@ -151,14 +151,14 @@ func (b *fileBase) screen(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 		}
 		defer cols[ci].Release()
 	}
-	b.t.returned += uint64(rows)
+	b.t.Returned += uint64(rows)
 	return array.NewRecordBatch(b.schema, cols, rows), nil
 }
 
 // fatal records a failure that stops the read and returns it.
 func (b *fileBase) fatal(err error) error {
-	b.t.fail(Failure{Code: CodeOf(err), Detail: "reading stopped: " + errDetail(err)}, false)
-	b.t.done, b.t.fatal, b.t.known = true, true, false
+	b.t.Fail(Failure{Code: CodeOf(err), Detail: "reading stopped: " + errDetail(err)}, false)
+	b.t.Done, b.t.Fatal, b.t.ExpectedKnown = true, true, false
 	b.stop = err
 	return err
 }
@@ -277,8 +277,8 @@ func openParquet(ctx context.Context, a Address, opts Options) (_ Source, err er
 	s := &parquetSource{fileBase: fileBase{a: a, opts: opts, f: f, before: st, schema: schema, ev: Evidence{
 		Adapter: KindParquet, Namespace: "file:" + a.Path, Version: version, Consistency: ConsistencyFileRead,
 		Choices: []string{"schema=file"}, Excluded: excluded}}, fr: fr, asDuration: asDuration}
-	s.t.maxDetails = opts.MaxFailureDetails
-	s.t.expected, s.t.known = uint64(pr.NumRows()), pr.NumRows() >= 0
+	s.t.MaxDetails = opts.MaxFailureDetails
+	s.t.Expected, s.t.ExpectedKnown = uint64(pr.NumRows()), pr.NumRows() >= 0
 	if len(leaves) > 0 {
 		s.rr, err = fr.GetRecordReader(ctx, leaves, nil)
 		if err != nil {
@@ -332,7 +332,7 @@ func (s *parquetSource) Next(ctx context.Context) (rec arrow.RecordBatch, err er
 	if s.stop != nil {
 		return nil, s.stop
 	}
-	if s.t.done {
+	if s.t.Done {
 		return nil, io.EOF
 	}
 	if err := ctx.Err(); err != nil {
@@ -342,8 +342,8 @@ func (s *parquetSource) Next(ctx context.Context) (rec arrow.RecordBatch, err er
 	if s.rr == nil {
 		// Every column excluded: there is nothing to return, and the rows
 		// are not read. Report it rather than claim an empty dataset.
-		s.t.done = true
-		s.t.fail(Failure{Code: CodeSchema, Detail: "every column is excluded; no rows were read"}, false)
+		s.t.Done = true
+		s.t.Fail(Failure{Code: CodeSchema, Detail: "every column is excluded; no rows were read"}, false)
 		return nil, io.EOF
 	}
 	defer func() {
@@ -367,7 +367,7 @@ func (s *parquetSource) Next(ctx context.Context) (rec arrow.RecordBatch, err er
 	if err := s.rr.Err(); err != nil && err != io.EOF {
 		return nil, s.fatal(&Error{Code: CodeCorrupt, Op: "parquet next", Source: s.a.String(), Detail: "cannot decode column data", Err: err})
 	}
-	s.t.done = true
+	s.t.Done = true
 	checkUnchanged(&s.t, s.f, s.before)
 	return nil, io.EOF
 }
@@ -452,7 +452,7 @@ func openIPC(ctx context.Context, a Address, opts Options) (_ Source, err error)
 	s.schema, s.keep = schema, keep
 	s.ev = Evidence{Adapter: a.Kind, Namespace: "file:" + a.Path, Version: version, Consistency: ConsistencyFileRead,
 		Choices: []string{"schema=file", "batches=as-written"}, Excluded: excluded}
-	s.t.maxDetails = opts.MaxFailureDetails
+	s.t.MaxDetails = opts.MaxFailureDetails
 	return s, nil
 }
 
@@ -471,7 +471,7 @@ func (s *ipcSource) Next(ctx context.Context) (rec arrow.RecordBatch, err error)
 	if s.stop != nil {
 		return nil, s.stop
 	}
-	if s.t.done {
+	if s.t.Done {
 		return nil, io.EOF
 	}
 	if err := ctx.Err(); err != nil {
@@ -591,8 +591,8 @@ func monotonic[T int32 | int64](offs []T) error {
 }
 
 func (s *ipcSource) finish() {
-	s.t.done = true
-	s.t.expected, s.t.known = s.t.returned+s.t.failedRecords, true
+	s.t.Done = true
+	s.t.Expected, s.t.ExpectedKnown = s.t.Returned+s.t.FailedRecords(), true
 	checkUnchanged(&s.t, s.f, s.before)
 }
 

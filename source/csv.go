@@ -70,7 +70,7 @@ type csvSource struct {
 	rb      *array.RecordBuilder
 	cells   []cell
 	ev      Evidence
-	t       tracker
+	t       Tracker
 	stopErr error
 }
 
@@ -199,7 +199,7 @@ func openCSV(ctx context.Context, a Address, opts Options) (_ Source, err error)
 		choices = append(choices, "bom=stripped")
 	}
 	s.ev = Evidence{Adapter: KindCSV, Namespace: "file:" + a.Path, Version: version, Consistency: ConsistencyFileRead, Choices: choices, Excluded: excluded}
-	s.t.maxDetails = opts.MaxFailureDetails
+	s.t.MaxDetails = opts.MaxFailureDetails
 	return s, nil
 }
 
@@ -280,7 +280,7 @@ func (s *csvSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if s.stopErr != nil {
 		return nil, s.stopErr
 	}
-	if s.t.done {
+	if s.t.Done {
 		return nil, io.EOF
 	}
 	if err := ctx.Err(); err != nil {
@@ -302,17 +302,17 @@ func (s *csvSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 				if errors.Is(pe.Err, csv.ErrFieldCount) {
 					detail = fmt.Sprintf("record has %d fields, header has %d", len(rec), len(s.header))
 				}
-				s.t.fail(Failure{Code: CodeCSVRow, Line: uint64(pe.StartLine), Detail: detail}, true)
+				s.t.Fail(Failure{Code: CodeCSVRow, Line: uint64(pe.StartLine), Detail: detail}, true)
 				continue
 			}
-			s.t.fail(Failure{Code: CodeOf(csvFatal("", s.a, err)), Detail: "reading stopped: " + csvFatal("", s.a, err).(*Error).Detail}, false)
-			s.t.done, s.t.fatal = true, true
+			s.t.Fail(Failure{Code: CodeOf(csvFatal("", s.a, err)), Detail: "reading stopped: " + csvFatal("", s.a, err).(*Error).Detail}, false)
+			s.t.Done, s.t.Fatal = true, true
 			s.stopErr = csvFatal("csv next", s.a, err)
 			break
 		}
 		if s.parseRecord(rec) {
 			rows++
-			s.t.returned++
+			s.t.Returned++
 		}
 	}
 	if rows == 0 {
@@ -335,7 +335,7 @@ func (s *csvSource) parseRecord(rec []string) bool {
 		c := &s.cells[i]
 		*c = cell{}
 		if !utf8.ValidString(v) {
-			s.t.fail(Failure{Code: CodeUTF8, Line: uint64(line), Column: s.header[i], Detail: "cell is not valid UTF-8"}, true)
+			s.t.Fail(Failure{Code: CodeUTF8, Line: uint64(line), Column: s.header[i], Detail: "cell is not valid UTF-8"}, true)
 			return false
 		}
 		if s.opts.Null != nil && v == *s.opts.Null {
@@ -343,7 +343,7 @@ func (s *csvSource) parseRecord(rec []string) bool {
 			continue
 		}
 		if code, detail := col.typ.parseText(v, c); code != "" {
-			s.t.fail(Failure{Code: code, Line: uint64(line), Column: s.header[i], Detail: detail}, true)
+			s.t.Fail(Failure{Code: code, Line: uint64(line), Column: s.header[i], Detail: detail}, true)
 			return false
 		}
 	}
@@ -356,16 +356,16 @@ func (s *csvSource) parseRecord(rec []string) bool {
 }
 
 func (s *csvSource) finish() {
-	s.t.done = true
-	s.t.expected = s.t.returned + s.t.failedRecords
-	s.t.known = true
+	s.t.Done = true
+	s.t.Expected = s.t.Returned + s.t.FailedRecords()
+	s.t.ExpectedKnown = true
 	checkUnchanged(&s.t, s.f, s.before)
 }
 
 func (s *csvSource) Evidence() Evidence {
 	ev := s.ev
 	ev.Choices = append([]string(nil), ev.Choices...)
-	ev.Coverage = s.t.coverage()
+	ev.Coverage = s.t.Coverage()
 	return ev
 }
 

@@ -380,7 +380,7 @@ type jsonlSource struct {
 	arena    []byte // text values of the current line
 	onMember func(key []byte, v *jval) *jsonError
 	ev       Evidence
-	t        tracker
+	t        Tracker
 	stop     error
 }
 
@@ -448,7 +448,7 @@ func openJSONL(ctx context.Context, a Address, opts Options) (_ Source, err erro
 	}
 	s.ev = Evidence{Adapter: KindJSONL, Namespace: "file:" + a.Path, Version: version, Consistency: ConsistencyFileRead,
 		Choices: []string{mode, missing, "numbers=exact-literal"}, Excluded: excluded}
-	s.t.maxDetails = opts.MaxFailureDetails
+	s.t.MaxDetails = opts.MaxFailureDetails
 	return s, nil
 }
 
@@ -579,7 +579,7 @@ func (s *jsonlSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if s.stop != nil {
 		return nil, s.stop
 	}
-	if s.t.done {
+	if s.t.Done {
 		return nil, io.EOF
 	}
 	if err := ctx.Err(); err != nil {
@@ -592,19 +592,19 @@ func (s *jsonlSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		line, tooLong, ok, err := s.ls.next()
 		if err != nil {
 			fatal = &Error{Code: CodeIO, Op: "jsonl next", Source: s.a.String(), Detail: "read failed", Err: err}
-			s.t.fail(Failure{Code: CodeIO, Detail: "reading stopped: read failed"}, false)
-			s.t.done, s.t.fatal, s.stop = true, true, fatal
+			s.t.Fail(Failure{Code: CodeIO, Detail: "reading stopped: read failed"}, false)
+			s.t.Done, s.t.Fatal, s.stop = true, true, fatal
 			break
 		}
 		if !ok {
-			s.t.done = true
-			s.t.expected, s.t.known = s.t.returned+s.t.failedRecords, true
+			s.t.Done = true
+			s.t.Expected, s.t.ExpectedKnown = s.t.Returned+s.t.FailedRecords(), true
 			checkUnchanged(&s.t, s.f, s.before)
 			break
 		}
 		if s.parseLine(line, tooLong) {
 			rows++
-			s.t.returned++
+			s.t.Returned++
 		}
 	}
 	if rows == 0 {
@@ -617,7 +617,7 @@ func (s *jsonlSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 }
 
 func (s *jsonlSource) failLine(code Code, col, detail string) bool {
-	s.t.fail(Failure{Code: code, Line: s.ls.line, Column: col, Detail: detail}, true)
+	s.t.Fail(Failure{Code: code, Line: s.ls.line, Column: col, Detail: detail}, true)
 	return false
 }
 
@@ -775,7 +775,7 @@ func (s *jsonlSource) convert(col *csvCol, v *jval, c *cell) (Code, string) {
 func (s *jsonlSource) Evidence() Evidence {
 	ev := s.ev
 	ev.Choices = append([]string(nil), ev.Choices...)
-	ev.Coverage = s.t.coverage()
+	ev.Coverage = s.t.Coverage()
 	return ev
 }
 

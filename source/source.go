@@ -426,48 +426,63 @@ type Evidence struct {
 	Coverage Coverage
 }
 
-// tracker accumulates coverage.
-type tracker struct {
-	returned      uint64
-	expected      uint64
-	known         bool
+// Tracker accumulates the coverage evidence of one read by the rules of Coverage (C5
+// PW-07.01). Every adapter, in this package or in a package of its own, derives its
+// coverage through it, so a status means the same thing whatever the source. The zero
+// value is ready to use once MaxDetails is set.
+type Tracker struct {
+	Returned      uint64 // records returned to the caller
+	Expected      uint64 // the source's declared count, meaningful when ExpectedKnown
+	ExpectedKnown bool
+	MaxDetails    int  // failures kept in detail; every failure is counted
+	Done          bool // reached the end of the source (or stopped on a fatal error)
+	Fatal         bool // reading stopped on an error
+
 	failedRecords uint64
 	failureCount  uint64
 	failures      []Failure
-	maxDetails    int
-	done          bool // reached the end of the source (or a fatal error)
-	fatal         bool // reading stopped on an error
 }
 
-func (t *tracker) fail(f Failure, record bool) {
+// Fail records a failure; record says whether it cost a record (a row not returned).
+func (t *Tracker) Fail(f Failure, record bool) {
 	t.failureCount++
 	if record {
 		t.failedRecords++
 	}
-	if len(t.failures) < t.maxDetails {
+	if len(t.failures) < t.MaxDetails {
 		t.failures = append(t.failures, f)
 	}
 }
 
-func (t *tracker) coverage() Coverage {
+// FailedRecords is the number of records that failed and were not returned.
+func (t *Tracker) FailedRecords() uint64 { return t.failedRecords }
+
+// Failures returns the failures kept in detail so far (at most MaxDetails), borrowed.
+func (t *Tracker) Failures() []Failure { return t.failures }
+
+// Coverage derives the coverage evidence: COMPLETE only with a known expected count that
+// matches the records returned and no failure at all; UNAVAILABLE when a fatal error left
+// nothing returned; PARTIAL otherwise, with the reasons (an unfinished read, a count that
+// disagrees) added as failures.
+func (t *Tracker) Coverage() Coverage {
 	c := Coverage{
-		Expected: t.expected, ExpectedKnown: t.known, Returned: t.returned,
+		Expected: t.Expected, ExpectedKnown: t.ExpectedKnown, Returned: t.Returned,
 		FailedRecords: t.failedRecords, FailureCount: t.failureCount,
 		Failures: append([]Failure(nil), t.failures...),
 	}
 	extra := func(f Failure) {
 		c.FailureCount++
-		if len(c.Failures) < t.maxDetails {
+		if len(c.Failures) < t.MaxDetails {
 			c.Failures = append(c.Failures, f)
 		}
 	}
-	if !t.done {
+	if !t.Done {
 		extra(Failure{Code: CodeIncomplete, Detail: "the read stopped before the end of the source"})
 	}
 	if c.ExpectedKnown && c.Returned > c.Expected {
 		extra(Failure{Code: CodeCount, Detail: "more rows read than the source declared"})
 		c.ExpectedKnown, c.Expected = false, 0
-	} else if c.ExpectedKnown && t.done && !t.fatal && c.Returned+c.FailedRecords != c.Expected {
+	} else if c.ExpectedKnown && t.Done && !t.Fatal && c.Returned+c.FailedRecords != c.Expected {
 		extra(Failure{Code: CodeCount, Detail: "rows read differ from the source's declared count"})
 	}
 	switch {
@@ -477,7 +492,7 @@ func (t *tracker) coverage() Coverage {
 		// Unreachable by construction; never claim completeness without proof.
 		extra(Failure{Code: CodeCount, Detail: "expected count unknown"})
 		c.Status = StatusPartial
-	case t.fatal && c.Returned == 0:
+	case t.Fatal && c.Returned == 0:
 		c.Status = StatusUnavailable
 	default:
 		c.Status = StatusPartial
@@ -534,10 +549,10 @@ func openFile(op string, a Address, opts Options) (*os.File, fileState, string, 
 }
 
 // checkUnchanged records a CodeChanged failure when f's size or mtime moved.
-func checkUnchanged(t *tracker, f *os.File, before fileState) {
+func checkUnchanged(t *Tracker, f *os.File, before fileState) {
 	fi, err := f.Stat()
 	if err != nil || fi.Size() != before.size || fi.ModTime().UnixNano() != before.mtimeNs {
-		t.fail(Failure{Code: CodeChanged, Detail: "file size or modification time changed during the read"}, false)
+		t.Fail(Failure{Code: CodeChanged, Detail: "file size or modification time changed during the read"}, false)
 	}
 }
 

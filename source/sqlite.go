@@ -59,7 +59,7 @@ type sqliteSource struct {
 	ptrs   []any
 	cells  []cell
 	ev     Evidence
-	t      tracker
+	t      Tracker
 	stop   error
 }
 
@@ -218,7 +218,7 @@ func openSQLite(ctx context.Context, a Address, opts Options) (_ Source, err err
 	if err := s.tx.QueryRowContext(ctx, "SELECT count(*) FROM "+from).Scan(&count); err != nil {
 		return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "cannot count rows", Err: err}
 	}
-	s.t.expected, s.t.known = uint64(count), count >= 0
+	s.t.Expected, s.t.ExpectedKnown = uint64(count), count >= 0
 	// Result column names are unique (checked above), so selecting them by
 	// name from the table or the wrapped query is exact.
 	s.rows, err = s.tx.QueryContext(longCtx, "SELECT "+strings.Join(sel, ", ")+" FROM "+from)
@@ -238,7 +238,7 @@ func openSQLite(ctx context.Context, a Address, opts Options) (_ Source, err err
 	s.ev.Consistency = ConsistencySQLiteTransaction
 	s.ev.Choices = []string{mode, "mixed-storage=fail-row", "order=engine"}
 	s.ev.Excluded = excluded
-	s.t.maxDetails = opts.MaxFailureDetails
+	s.t.MaxDetails = opts.MaxFailureDetails
 	return s, nil
 }
 
@@ -263,7 +263,7 @@ func (s *sqliteSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if s.stop != nil {
 		return nil, s.stop
 	}
-	if s.t.done {
+	if s.t.Done {
 		return nil, io.EOF
 	}
 	if err := ctx.Err(); err != nil {
@@ -279,22 +279,22 @@ func (s *sqliteSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if !s.rows.Next() {
 			if err := s.rows.Err(); err != nil {
 				fatal = &Error{Code: CodeIO, Op: "sqlite next", Source: s.a.String(), Detail: "reading rows failed", Err: err}
-				s.t.fail(Failure{Code: CodeIO, Detail: "reading stopped: reading rows failed"}, false)
-				s.t.fatal = true
+				s.t.Fail(Failure{Code: CodeIO, Detail: "reading stopped: reading rows failed"}, false)
+				s.t.Fatal = true
 			}
-			s.t.done = true
+			s.t.Done = true
 			s.stop = fatal
 			break
 		}
 		if err := s.rows.Scan(s.ptrs...); err != nil {
 			fatal = &Error{Code: CodeIO, Op: "sqlite next", Source: s.a.String(), Detail: "scanning a row failed", Err: err}
-			s.t.fail(Failure{Code: CodeIO, Detail: "reading stopped: scanning a row failed"}, false)
-			s.t.done, s.t.fatal, s.stop = true, true, fatal
+			s.t.Fail(Failure{Code: CodeIO, Detail: "reading stopped: scanning a row failed"}, false)
+			s.t.Done, s.t.Fatal, s.stop = true, true, fatal
 			break
 		}
 		if s.stage() {
 			rows++
-			s.t.returned++
+			s.t.Returned++
 		}
 	}
 	if rows == 0 {
@@ -326,7 +326,7 @@ func storageClass(v any) string {
 // the row only when all match. Row numbers in failures count rows in read
 // order from 1.
 func (s *sqliteSource) stage() bool {
-	rowNo := s.t.returned + s.t.failedRecords + 1
+	rowNo := s.t.Returned + s.t.FailedRecords() + 1
 	for i, v := range s.dest {
 		c := &s.cells[i]
 		*c = cell{}
@@ -336,7 +336,7 @@ func (s *sqliteSource) stage() bool {
 			continue
 		}
 		if sc != s.class[i] {
-			s.t.fail(Failure{Code: CodeType, Line: rowNo, Column: s.schema.Field(i).Name, Detail: "value stored as " + sc + " in a " + s.class[i] + " column"}, true)
+			s.t.Fail(Failure{Code: CodeType, Line: rowNo, Column: s.schema.Field(i).Name, Detail: "value stored as " + sc + " in a " + s.class[i] + " column"}, true)
 			return false
 		}
 		switch x := v.(type) {
@@ -346,7 +346,7 @@ func (s *sqliteSource) stage() bool {
 			c.f = x
 		case string:
 			if !utf8.ValidString(x) {
-				s.t.fail(Failure{Code: CodeUTF8, Line: rowNo, Column: s.schema.Field(i).Name, Detail: "text is not valid UTF-8"}, true)
+				s.t.Fail(Failure{Code: CodeUTF8, Line: rowNo, Column: s.schema.Field(i).Name, Detail: "text is not valid UTF-8"}, true)
 				return false
 			}
 			c.s = x
@@ -363,7 +363,7 @@ func (s *sqliteSource) stage() bool {
 func (s *sqliteSource) Evidence() Evidence {
 	ev := s.ev
 	ev.Choices = append([]string(nil), ev.Choices...)
-	ev.Coverage = s.t.coverage()
+	ev.Coverage = s.t.Coverage()
 	return ev
 }
 

@@ -94,7 +94,7 @@ type duckSource struct {
 	check    []colCheck    // per column: what screen verifies
 	dbState  string        // version at open (file databases)
 	ev       source.Evidence
-	t        tracker
+	t        source.Tracker
 	stop     error
 	rest     arrow.RecordBatch // rows of the last chunk not yet returned
 	restFrom int64
@@ -117,7 +117,7 @@ func Open(ctx context.Context, opts Options) (_ source.Source, err error) {
 		return &source.Error{Code: code, Op: op, Source: where, Detail: detail, Err: cause}
 	}
 	s := &duckSource{o: o}
-	s.t.maxDetails = o.MaxFailureDetails
+	s.t.MaxDetails = o.MaxFailureDetails
 	defer func() {
 		if err != nil {
 			s.Close()
@@ -244,7 +244,7 @@ func Open(ctx context.Context, opts Options) (_ source.Source, err error) {
 	if err != nil {
 		return nil, s.classify(ctx, op, err, source.CodeIO, true, "cannot count rows")
 	}
-	s.t.expected, s.t.known = uint64(count), count >= 0
+	s.t.Expected, s.t.ExpectedKnown = uint64(count), count >= 0
 
 	if err := s.interruptible(ctx, func() error { return s.execStreaming(read) }); err != nil {
 		return nil, s.classify(ctx, op, err, source.CodeIO, true, "the query does not run")
@@ -325,7 +325,7 @@ func (s *duckSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if s.stop != nil {
 		return nil, s.stop
 	}
-	if s.t.done && s.rest == nil {
+	if s.t.Done && s.rest == nil {
 		return nil, io.EOF
 	}
 	if err := ctx.Err(); err != nil {
@@ -347,16 +347,16 @@ func (s *duckSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if chunk.Ptr == nil {
 			msg := bindings.ResultError(s.res)
 			if msg == "" {
-				s.t.done = true
+				s.t.Done = true
 				if !s.o.inMemory() && fileVersion(s.o.Path) != s.dbState {
-					s.t.fail(source.Failure{Code: source.CodeChanged, Detail: "database file size or modification time changed during the read"}, false)
+					s.t.Fail(source.Failure{Code: source.CodeChanged, Detail: "database file size or modification time changed during the read"}, false)
 				}
 				return nil, io.EOF
 			}
 			if ctx.Err() != nil {
 				s.stop = &source.Error{Code: source.CodeIncomplete, Op: op, Source: s.o.where(), Detail: "cancelled", Err: ctx.Err()}
-				s.t.fail(source.Failure{Code: source.CodeIncomplete, Detail: "reading stopped: cancelled"}, false)
-				s.t.done, s.t.fatal = true, true
+				s.t.Fail(source.Failure{Code: source.CodeIncomplete, Detail: "reading stopped: cancelled"}, false)
+				s.t.Done, s.t.Fatal = true, true
 				return nil, s.stop
 			}
 			return nil, s.fatal(&source.Error{Code: messageCode(msg, source.CodeIO), Op: op, Source: s.o.where(), Detail: "the engine failed while reading rows", Err: (&EngineError{Message: msg}).withheld()})
@@ -394,12 +394,12 @@ func (s *duckSource) take() arrow.RecordBatch {
 	if s.restFrom == 0 && n <= int64(s.o.BatchSize) {
 		r := s.rest
 		s.rest = nil
-		s.t.returned += uint64(n)
+		s.t.Returned += uint64(n)
 		return r
 	}
 	end := min(s.restFrom+int64(s.o.BatchSize), n)
 	r := s.rest.NewSlice(s.restFrom, end)
-	s.t.returned += uint64(end - s.restFrom)
+	s.t.Returned += uint64(end - s.restFrom)
 	s.restFrom = end
 	if end == n {
 		s.rest.Release()
@@ -435,7 +435,7 @@ func (s *duckSource) screen(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 		}
 		if !bad[i] {
 			bad[i] = true
-			s.t.fail(source.Failure{Code: code, Line: first + uint64(i) + 1, Column: s.schema.Field(ci).Name, Detail: detail}, true)
+			s.t.Fail(source.Failure{Code: code, Line: first + uint64(i) + 1, Column: s.schema.Field(ci).Name, Detail: detail}, true)
 		}
 	}
 	for ci, check := range s.check {
@@ -506,8 +506,8 @@ func (s *duckSource) fatal(err error) error {
 	if errors.As(err, &e) && e.Detail != "" {
 		detail = e.Detail
 	}
-	s.t.fail(source.Failure{Code: source.CodeOf(err), Detail: "reading stopped: " + detail}, false)
-	s.t.done, s.t.fatal = true, true
+	s.t.Fail(source.Failure{Code: source.CodeOf(err), Detail: "reading stopped: " + detail}, false)
+	s.t.Done, s.t.Fatal = true, true
 	s.stop = err
 	return err
 }
@@ -516,7 +516,7 @@ func (s *duckSource) Evidence() source.Evidence {
 	ev := s.ev
 	ev.Choices = append([]string(nil), ev.Choices...)
 	ev.Excluded = append([]string(nil), ev.Excluded...)
-	ev.Coverage = s.t.coverage()
+	ev.Coverage = s.t.Coverage()
 	return ev
 }
 

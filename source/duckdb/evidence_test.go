@@ -159,7 +159,7 @@ func stringRecord(vals ...string) arrow.RecordBatch {
 func TestScreen(t *testing.T) {
 	rec := stringRecord("a", "\xff", "b", "c\xc3\x28", "d")
 	s := &duckSource{o: Options{}.withDefaults(), schema: rec.Schema(), check: []colCheck{checkUTF8}}
-	s.t.maxDetails = 10
+	s.t.MaxDetails = 10
 	s.fetched = 10
 	out, err := s.screen(rec)
 	if err != nil {
@@ -169,8 +169,8 @@ func TestScreen(t *testing.T) {
 	if got.Len() != 3 || got.Value(0) != "a" || got.Value(1) != "b" || got.Value(2) != "d" {
 		t.Fatalf("kept %v", got)
 	}
-	if s.t.failedRecords != 2 || s.t.failures[0].Line != 12 || s.t.failures[1].Line != 14 || s.t.failures[0].Code != source.CodeUTF8 {
-		t.Fatalf("failures %+v", s.t.failures)
+	if s.t.FailedRecords() != 2 || s.t.Failures()[0].Line != 12 || s.t.Failures()[1].Line != 14 || s.t.Failures()[0].Code != source.CodeUTF8 {
+		t.Fatalf("failures %+v", s.t.Failures())
 	}
 }
 

@@ -64,7 +64,7 @@ type Source struct {
 	cells      []cell
 	pk         []string
 	ev         source.Evidence
-	t          tracker
+	t          source.Tracker
 	stop       error
 }
 
@@ -269,7 +269,7 @@ func OpenAddress(ctx context.Context, a Address, opts source.Options) (_ *Source
 	if err := s.conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+from).Scan(&count); err != nil {
 		return nil, fail(source.CodeIO, "cannot count rows", err)
 	}
-	s.t.expected, s.t.known = uint64(count), count >= 0
+	s.t.Expected, s.t.ExpectedKnown = uint64(count), count >= 0
 	read := "SELECT " + strings.Join(sel, ", ") + " FROM " + from
 	if a.Table == "" && len(excluded) == 0 {
 		// The query itself, so that its ORDER BY holds: a derived table
@@ -328,7 +328,7 @@ func OpenAddress(ctx context.Context, a Address, opts source.Options) (_ *Source
 		s.ev.Choices = append(s.ev.Choices, "engine="+engine)
 	}
 	s.ev.Excluded = excluded
-	s.t.maxDetails = opts.MaxFailureDetails
+	s.t.MaxDetails = opts.MaxFailureDetails
 	return s, nil
 }
 
@@ -549,7 +549,7 @@ func (s *Source) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if s.stop != nil {
 		return nil, s.stop
 	}
-	if s.t.done {
+	if s.t.Done {
 		return nil, io.EOF
 	}
 	if err := ctx.Err(); err != nil {
@@ -560,7 +560,7 @@ func (s *Source) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	var fatal error
 	// A round in which every row failed returns nothing: read on until a
 	// row, the end, or a fatal error.
-	for rows == 0 && !s.t.done {
+	for rows == 0 && !s.t.Done {
 		for rows < s.opts.BatchSize {
 			if iter++; iter&1023 == 0 && ctx.Err() != nil {
 				if rows == 0 {
@@ -572,22 +572,22 @@ func (s *Source) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			if !s.rows.Next() {
 				if err := s.rows.Err(); err != nil {
 					fatal = &source.Error{Code: classify(source.CodeIO, err), Op: op, Source: s.a.String(), Detail: "reading rows failed", Err: s.a.scrub(err)}
-					s.t.fail(source.Failure{Code: source.CodeIO, Detail: "reading stopped: reading rows failed (connection lost or statement aborted)"}, false)
-					s.t.fatal = true
+					s.t.Fail(source.Failure{Code: source.CodeIO, Detail: "reading stopped: reading rows failed (connection lost or statement aborted)"}, false)
+					s.t.Fatal = true
 				}
-				s.t.done = true
+				s.t.Done = true
 				s.stop = fatal
 				break
 			}
 			if err := s.rows.Scan(s.ptrs...); err != nil {
 				fatal = &source.Error{Code: source.CodeIO, Op: op, Source: s.a.String(), Detail: "scanning a row failed", Err: s.a.scrub(err)}
-				s.t.fail(source.Failure{Code: source.CodeIO, Detail: "reading stopped: scanning a row failed"}, false)
-				s.t.done, s.t.fatal, s.stop = true, true, fatal
+				s.t.Fail(source.Failure{Code: source.CodeIO, Detail: "reading stopped: scanning a row failed"}, false)
+				s.t.Done, s.t.Fatal, s.stop = true, true, fatal
 				break
 			}
 			if s.stage() {
 				rows++
-				s.t.returned++
+				s.t.Returned++
 			}
 		}
 		if rows > 0 {
@@ -606,10 +606,10 @@ func (s *Source) Next(ctx context.Context) (arrow.RecordBatch, error) {
 // stage parses every value of the current row and appends the row only
 // when all parse. Row numbers count rows in read order from 1.
 func (s *Source) stage() bool {
-	rowNo := s.t.returned + s.t.failedRecords + 1
+	rowNo := s.t.Returned + s.t.FailedRecords() + 1
 	for i := range s.cols {
 		if d := s.cols[i].parse(s.slots[i].v, &s.cells[i]); d != "" {
-			s.t.fail(source.Failure{Code: source.CodeType, Line: rowNo, Column: s.cols[i].name, Detail: d}, true)
+			s.t.Fail(source.Failure{Code: source.CodeType, Line: rowNo, Column: s.cols[i].name, Detail: d}, true)
 			return false
 		}
 	}
@@ -625,7 +625,7 @@ func (s *Source) Evidence() source.Evidence {
 	ev := s.ev
 	ev.Choices = append([]string(nil), ev.Choices...)
 	ev.Excluded = append([]string(nil), ev.Excluded...)
-	ev.Coverage = s.t.coverage()
+	ev.Coverage = s.t.Coverage()
 	return ev
 }
 
@@ -634,10 +634,10 @@ func (s *Source) Evidence() source.Evidence {
 func (s *Source) Close() error {
 	var first error
 	if s.rows != nil {
-		if !s.t.done && s.cancelRows != nil {
+		if !s.t.Done && s.cancelRows != nil {
 			s.cancelRows() // the driver closes the connection
 		}
-		if err := s.rows.Close(); err != nil && s.t.done && first == nil {
+		if err := s.rows.Close(); err != nil && s.t.Done && first == nil {
 			first = err
 		}
 		s.rows = nil

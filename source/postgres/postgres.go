@@ -73,7 +73,7 @@ type Source struct {
 	cells  []cell
 	pk     []string
 	ev     source.Evidence
-	t      tracker
+	t      source.Tracker
 	stop   error
 }
 
@@ -324,7 +324,7 @@ func OpenAddress(ctx context.Context, a Address, opts source.Options) (_ *Source
 	if err != nil {
 		return nil, fail(source.CodeIO, "cannot count rows", err)
 	}
-	s.t.expected, s.t.known = n, true
+	s.t.Expected, s.t.ExpectedKnown = n, true
 	formats := make([]int16, len(s.cols))
 	for i := range s.cols {
 		formats[i] = s.cols[i].format
@@ -338,7 +338,7 @@ func OpenAddress(ctx context.Context, a Address, opts source.Options) (_ *Source
 	s.ev.Adapter = Kind
 	s.ev.Consistency = Consistency
 	s.ev.Choices = append(append([]string{mode}, choices...), overrideChoices...)
-	s.t.maxDetails = opts.MaxFailureDetails
+	s.t.MaxDetails = opts.MaxFailureDetails
 	return s, nil
 }
 
@@ -428,7 +428,7 @@ func (s *Source) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if s.stop != nil {
 		return nil, s.stop
 	}
-	if s.t.done {
+	if s.t.Done {
 		return nil, io.EOF
 	}
 	if s.conn == nil {
@@ -445,22 +445,22 @@ func (s *Source) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	rows := 0
 	for rows < s.opts.BatchSize {
 		if !s.rr.NextRow() {
-			s.t.done = true
+			s.t.Done = true
 			if _, err := s.rr.Close(); err != nil {
 				code := source.CodeIO
 				detail := "reading rows failed"
 				if ctx.Err() != nil {
 					code, detail = source.CodeIncomplete, "cancelled"
 				}
-				s.t.fail(source.Failure{Code: code, Detail: "reading stopped: " + detail}, false)
-				s.t.fatal = true
+				s.t.Fail(source.Failure{Code: code, Detail: "reading stopped: " + detail}, false)
+				s.t.Fatal = true
 				s.stop = &source.Error{Code: code, Op: op, Source: s.a.Redacted(), Detail: detail, Err: scrub(err, password(s.a.DSN))}
 			}
 			break
 		}
 		if s.stage(s.rr.Values()) {
 			rows++
-			s.t.returned++
+			s.t.Returned++
 		}
 	}
 	if rows == 0 {
@@ -476,7 +476,7 @@ func (s *Source) Next(ctx context.Context) (arrow.RecordBatch, error) {
 // Row numbers in failures count rows in read order from 1.
 func (s *Source) stage(vals [][]byte) bool {
 	if len(vals) != len(s.cols) {
-		s.t.fail(source.Failure{Code: source.CodeCorrupt, Line: s.t.returned + s.t.failedRecords + 1, Detail: "row has the wrong number of values"}, true)
+		s.t.Fail(source.Failure{Code: source.CodeCorrupt, Line: s.t.Returned + s.t.FailedRecords() + 1, Detail: "row has the wrong number of values"}, true)
 		return false
 	}
 	for i, v := range vals {
@@ -487,7 +487,7 @@ func (s *Source) stage(vals [][]byte) bool {
 		}
 		c.null = false
 		if code, detail := s.cols[i].decode(v, c); code != "" {
-			s.t.fail(source.Failure{Code: code, Line: s.t.returned + s.t.failedRecords + 1, Column: s.cols[i].name, Detail: detail}, true)
+			s.t.Fail(source.Failure{Code: code, Line: s.t.Returned + s.t.FailedRecords() + 1, Column: s.cols[i].name, Detail: detail}, true)
 			return false
 		}
 	}
@@ -502,7 +502,7 @@ func (s *Source) Evidence() source.Evidence {
 	ev := s.ev
 	ev.Choices = append([]string(nil), ev.Choices...)
 	ev.Excluded = append([]string(nil), ev.Excluded...)
-	ev.Coverage = s.t.coverage()
+	ev.Coverage = s.t.Coverage()
 	return ev
 }
 
