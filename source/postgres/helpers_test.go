@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"io"
 	"net/url"
 	"os"
 	"strings"
@@ -12,11 +11,10 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pipewhy/pipewhy/source"
+	"github.com/pipewhy/pipewhy/source/sourcetest"
 )
 
 const defaultDSN = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
@@ -95,59 +93,10 @@ func dsnWith(params map[string]string) string {
 	return u.String()
 }
 
-// readAll drains src, checking the Source contract on the way, and returns
-// each column concatenated.
+// readAll drains src through the shared contract checks of sourcetest.ReadAll.
 func readAll(t testing.TB, src source.Source) ([]arrow.Array, source.Evidence) {
 	t.Helper()
-	ctx := context.Background()
-	var recs []arrow.RecordBatch
-	var rows uint64
-	for {
-		rec, err := src.Next(ctx)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatalf("Next: %v", err)
-		}
-		if !rec.Schema().Equal(src.Schema()) {
-			t.Fatalf("batch schema %v differs from source schema %v", rec.Schema(), src.Schema())
-		}
-		rows += uint64(rec.NumRows())
-		recs = append(recs, rec)
-	}
-	if _, err := src.Next(ctx); err != io.EOF {
-		t.Fatalf("Next after EOF: %v, want io.EOF", err)
-	}
-	ev := src.Evidence()
-	if ev.Coverage.Returned != rows {
-		t.Fatalf("coverage returned %d, batches held %d rows", ev.Coverage.Returned, rows)
-	}
-	if err := ev.Coverage.Check(); err != nil {
-		t.Fatalf("coverage inconsistent: %v", err)
-	}
-	cols := make([]arrow.Array, src.Schema().NumFields())
-	for i := range cols {
-		var parts []arrow.Array
-		for _, r := range recs {
-			parts = append(parts, r.Column(i))
-		}
-		if len(parts) == 0 {
-			b := array.NewBuilder(memory.DefaultAllocator, src.Schema().Field(i).Type)
-			cols[i] = b.NewArray()
-			b.Release()
-			continue
-		}
-		c, err := array.Concatenate(parts, memory.DefaultAllocator)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cols[i] = c
-	}
-	for _, r := range recs {
-		r.Release()
-	}
-	return cols, ev
+	return sourcetest.ReadAll(t, src)
 }
 
 func openT(t testing.TB, address string, opts source.Options) *Source {
