@@ -184,8 +184,17 @@ func Observe(ctx context.Context, reg *source.Registry, o Options) (*Result, err
 		desc.Fields = append(desc.Fields, fd)
 		byName[f.Name] = asg.IDs[i]
 	}
+	keys := o.Key
+	if len(keys) == 0 && res != snapshot.ResolutionDataset {
+		// A server table's primary key is the default key (recorded as a choice), so a
+		// record-resolution scan of a keyed table pairs records by what identifies them.
+		if pk, ok := src.(interface{ PrimaryKey() []string }); ok && len(pk.PrimaryKey()) > 0 {
+			keys = pk.PrimaryKey()
+			desc.Choices = append(desc.Choices, "key=primary-key")
+		}
+	}
 	var keyIDs []uint64
-	for _, k := range o.Key {
+	for _, k := range keys {
 		id, ok := byName[k]
 		if !ok {
 			return nil, &Error{Code: CodeKey, Op: "options", Msg: fmt.Sprintf("key column %q is not a column of the source", k)}

@@ -63,7 +63,7 @@ Exit status: 0 published; 2 any error (nothing published).`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.repo, "repo", "", "repository directory (default: .pipewhy here or in a parent)")
 	fl.StringVar(&f.resolution, "resolution", "dataset", "dataset, record or value")
-	fl.StringSliceVar(&f.key, "key", nil, "key column(s), comma-separated")
+	fl.StringSliceVar(&f.key, "key", nil, "key column(s), comma-separated (record and value resolution; default: the primary key of a database table)")
 	fl.StringVar(&f.profile, "profile", "strict-v1", "C2 normalization profile: strict-v1, logical-v1, strict-v1+ext1 or logical-v1+ext1")
 	fl.StringVar(&f.name, "name", "", "artifact name (default: the file name without extension, or the table)")
 	fl.StringVar(&f.schema, "schema", "", `explicit column types, a JSON file {"columns":[{"name":..,"type":..}]}`)
