@@ -71,10 +71,10 @@ func keepSmallest(s []pick, p pick, limit int) []pick {
 	if limit <= 0 {
 		return s
 	}
-	if len(s) == limit && !lessWords(p.key, s[len(s)-1].key) {
+	if len(s) == limit && !lessKey(p.key, s[len(s)-1].key) {
 		return s
 	}
-	i := sort.Search(len(s), func(i int) bool { return lessWords(p.key, s[i].key) })
+	i := sort.Search(len(s), func(i int) bool { return lessKey(p.key, s[i].key) })
 	if len(s) < limit {
 		s = append(s, pick{})
 	}
@@ -179,7 +179,7 @@ func Diff(a, b *repo.Scan, o Options) (*Report, error) {
 		}
 	}
 	nameA, nameB := namer(&a.Descriptor), namer(&b.Descriptor)
-	// Examples: the Limit smallest keys (by key words) of each kind, chosen with a
+	// Examples: the Limit smallest keys (natural key order, lessKey) of each kind, chosen with a
 	// bounded insertion so memory stays O(Limit); rendered after the merge pass.
 	var added, removed, changed []pick
 	visit := func(k Kind, ia, ib int) {
