@@ -14,4 +14,13 @@
 // identity differs, it reports the schema changes (by stable field id) and no record
 // counts. It compares at the coarser resolution of the two snapshots, and at dataset
 // resolution when they were scanned with different keys (with a note).
+//
+// Sources compares two live sources without a repository (`pipewhy compare`): it opens
+// both, plans one comparison schema (columns matched by name or by an explicit mapping,
+// field ids assigned alike on both sides, so equal data yields equal words whatever the
+// engine or physical width), observes both sides concurrently at value resolution through
+// scan.ObserveSource, and diffs the two scans with Diff. Differences of physical type
+// only (int4 vs int64, decimal precision, nullability) are reported as Types, never as
+// record differences. docs/compare.md has the semantics and the representations that
+// differ across engines under strict-v1 and logical-v1.
 package compare

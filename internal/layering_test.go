@@ -31,7 +31,7 @@ var allowed = map[string][]string{
 	"fingerprint":        {"normalize", "arrays"},
 	"repo":               {"snapshot", "source", "fingerprint", "normalize", "arrays"},
 	"scan":               {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo"},
-	"compare":            {"snapshot", "fingerprint", "normalize", "arrays", "repo"},
+	"compare":            {"snapshot", "fingerprint", "normalize", "arrays", "repo", "scan", "source"},
 	"examples":           {},
 	"internal":           {"*"},
 	"cmd":                {"internal"},

@@ -119,6 +119,20 @@ func Run(ctx context.Context, r *repo.Repo, o Options) (*Result, error) {
 // publish (with a fresh ID), without writing anything: reg is updated in memory only.
 func Observe(ctx context.Context, reg *source.Registry, o Options) (*Result, error) {
 	started := time.Now()
+	res, fres, err := resolution(o)
+	if err != nil {
+		return nil, err
+	}
+	src, err := source.Open(ctx, o.Address, o.Source)
+	if err != nil {
+		return nil, &Error{Code: CodeSource, Op: "open", Msg: "cannot open source", Err: err}
+	}
+	defer src.Close()
+	return observe(ctx, reg, src, o, started, res, fres)
+}
+
+// resolution checks the options that need no source and returns the resolution.
+func resolution(o Options) (snapshot.Resolution, fingerprint.Resolution, error) {
 	res := o.Resolution
 	if res == "" {
 		res = snapshot.ResolutionDataset
@@ -132,19 +146,30 @@ func Observe(ctx context.Context, reg *source.Registry, o Options) (*Result, err
 	case snapshot.ResolutionValue:
 		fres = fingerprint.ValueResolution
 	default:
-		return nil, &Error{Code: CodeOptions, Op: "options", Msg: "unknown resolution " + strconv.Quote(string(res)) + " (dataset, record or value)"}
+		return "", 0, &Error{Code: CodeOptions, Op: "options", Msg: "unknown resolution " + strconv.Quote(string(res)) + " (dataset, record or value)"}
 	}
 	if len(o.Key) > 0 && res == snapshot.ResolutionDataset {
-		return nil, &Error{Code: CodeOptions, Op: "options", Msg: "--key needs record or value resolution"}
+		return "", 0, &Error{Code: CodeOptions, Op: "options", Msg: "--key needs record or value resolution"}
 	}
 	if !o.Profile.Valid() {
-		return nil, &Error{Code: CodeOptions, Op: "options", Msg: "invalid profile"}
+		return "", 0, &Error{Code: CodeOptions, Op: "options", Msg: "invalid profile"}
 	}
-	src, err := source.Open(ctx, o.Address, o.Source)
+	return res, fres, nil
+}
+
+// ObserveSource is Observe over a source the caller has already opened (and closes):
+// for callers that adapt a source first, such as compare's column views. o.Address
+// still names the source in the snapshot (its password redacted); o.Source is unused.
+func ObserveSource(ctx context.Context, reg *source.Registry, src source.Source, o Options) (*Result, error) {
+	started := time.Now()
+	res, fres, err := resolution(o)
 	if err != nil {
-		return nil, &Error{Code: CodeSource, Op: "open", Msg: "cannot open source", Err: err}
+		return nil, err
 	}
-	defer src.Close()
+	return observe(ctx, reg, src, o, started, res, fres)
+}
+
+func observe(ctx context.Context, reg *source.Registry, src source.Source, o Options, started time.Time, res snapshot.Resolution, fres fingerprint.Resolution) (*Result, error) {
 	name := o.Name
 	if name == "" {
 		name = defaultName(o.Address)

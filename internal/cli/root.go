@@ -68,6 +68,7 @@ Exit codes: 0 success or no difference, 1 difference found or check failed, 2 er
 		newLogCommand(s),
 		newShowCommand(s),
 		newDiffCommand(s),
+		newCompareCommand(s),
 		newDemoCommand(s),
 	)
 	return root

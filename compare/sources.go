@@ -1,0 +1,498 @@
+package compare
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/pipewhy/pipewhy/normalize"
+	"github.com/pipewhy/pipewhy/repo"
+	"github.com/pipewhy/pipewhy/scan"
+	"github.com/pipewhy/pipewhy/snapshot"
+	"github.com/pipewhy/pipewhy/source"
+)
+
+// Error codes of Sources (appended to those of errors.go).
+const (
+	CodeOptions Code = "PW_COMPARE_OPTIONS" // a bad --map, --key or --exclude, or a missing key
+	CodeSource  Code = "PW_COMPARE_SOURCE"  // a side could not be opened, read or observed
+)
+
+// Input is one side of a source comparison.
+type Input struct {
+	// Address is the source address (package source's syntax, or a registered prefix
+	// such as postgres:// or mysql://).
+	Address string
+	// Name is the artifact name shown for the side; empty means the table, or the
+	// file's base name without extension.
+	Name string
+	// Source are the adapter options of this side.
+	Source source.Options
+}
+
+// Mapping pairs a column of A with the column of B it is compared with.
+type Mapping struct{ A, B string }
+
+// SourceOptions configure Sources.
+type SourceOptions struct {
+	// Key names the key columns (in A's names). Empty means the primary key, which
+	// both sources must then expose, equal after Map.
+	Key []string
+	// Map renames B's column B to A for the comparison. Columns not mapped are
+	// matched by equal names.
+	Map []Mapping
+	// Exclude lists columns (in A's names) left out of the comparison on both sides.
+	Exclude []string
+	// Profile is the C2 profile of both sides (zero value: strict-v1).
+	Profile normalize.Profile
+	// AllowPartial compares sides whose coverage is not COMPLETE; without it such a
+	// side is an error (scan.CodeCoverage inside a CodeSource error).
+	AllowPartial bool
+	// Limit is Diff's example limit.
+	Limit int
+	// Workers is each side's fingerprint worker count (0: GOMAXPROCS).
+	Workers int
+}
+
+// TypeDifference is a common column whose Arrow type differs on the two sides (int32
+// and int64, decimal(10,2) and decimal(12,2), ...) while its C3 value type is the same:
+// its values are compared as C2 words. Differences of source spelling or nullability
+// alone are not listed.
+type TypeDifference struct {
+	Name    string `json:"name"`
+	Type    string `json:"type"` // the C3 value type of both sides
+	A       string `json:"a"`    // Arrow type (source.TypeName spelling)
+	B       string `json:"b"`
+	SourceA string `json:"source_a"` // the source's own type spelling
+	SourceB string `json:"source_b"`
+}
+
+// Comparison is the result of Sources.
+type Comparison struct {
+	// Report is Diff's report of the two observations, with the schema changes
+	// replaced by the comparison's own: columns on one side only (removed: only in A,
+	// added: only in B) and retypings that change the C3 value type.
+	Report *Report
+	// Types lists common columns whose source types differ but compare by value.
+	Types []TypeDifference
+	// OnlyA and OnlyB are the columns present on one side only (comparison names);
+	// the common columns are compared without them.
+	OnlyA, OnlyB []string
+	// A and B are the observations (never published).
+	A, B *repo.Scan
+}
+
+// Sources reads a and b concurrently at value resolution under one comparison schema
+// and compares them with Diff. Field ids are assigned by column name (after o.Map)
+// identically on both sides, in A's column order followed by B's own columns, so
+// equal data yields equal C2 words whatever the engine's physical types. Columns on
+// one side only are left out of both observations and reported as schema changes
+// (the result is then not Equal). Nothing is written anywhere.
+func Sources(ctx context.Context, a, b Input, o SourceOptions) (*Comparison, error) {
+	if !o.Profile.Valid() {
+		return nil, &Error{Code: CodeOptions, Op: "options", Msg: "invalid profile"}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// Phase 1: open both sides (concurrently) to learn their schemas.
+	var srcs [2]source.Source
+	errs := both(cancel, func(i int) error {
+		in := [2]Input{a, b}[i]
+		s, err := source.Open(ctx, in.Address, in.Source)
+		if err != nil {
+			return &Error{Code: CodeSource, Op: "open " + sideName(i), Msg: redact(in.Address), Err: err}
+		}
+		srcs[i] = s
+		return nil
+	})
+	defer func() {
+		for _, s := range srcs {
+			if s != nil {
+				s.Close()
+			}
+		}
+	}()
+	if err := first(errs); err != nil {
+		return nil, err
+	}
+	plan, err := planColumns(srcs[0].Schema(), srcs[1].Schema(), o)
+	if err != nil {
+		return nil, err
+	}
+	key, err := plan.key(o.Key, srcs[0], srcs[1])
+	if err != nil {
+		return nil, err
+	}
+	// Phase 2: observe both sides concurrently through views of the open sources.
+	names := [2]string{artifactName(a), artifactName(b)}
+	var scans [2]*repo.Scan
+	views := [2]*view{plan.view(0, srcs[0]), plan.view(1, srcs[1])}
+	srcs = [2]source.Source{} // closed by the views from here on
+	defer views[0].Close()
+	defer views[1].Close()
+	errs = both(cancel, func(i int) error {
+		reg, err := emptyRegistry()
+		if err != nil {
+			return &Error{Code: CodeSource, Op: "observe " + sideName(i), Msg: "schema registry", Err: err}
+		}
+		// Seeding gives every comparison column its id on both sides alike.
+		if _, err := reg.Assign(names[i], plan.seed); err != nil {
+			return &Error{Code: CodeSource, Op: "observe " + sideName(i), Msg: "field ids", Err: err}
+		}
+		res, err := scan.ObserveSource(ctx, reg, views[i], scan.Options{Address: [2]Input{a, b}[i].Address, Name: names[i],
+			Resolution: snapshot.ResolutionValue, Key: key, Profile: o.Profile,
+			AllowPartial: o.AllowPartial, Workers: o.Workers})
+		if err != nil {
+			addr := [2]Input{a, b}[i].Address
+			return &Error{Code: CodeSource, Op: "observe " + sideName(i), Msg: redact(addr), Err: err}
+		}
+		res.Scan.Descriptor.Address = redact([2]Input{a, b}[i].Address)
+		scans[i] = res.Scan
+		return nil
+	})
+	if err := first(errs); err != nil {
+		return nil, err
+	}
+	rep, err := Diff(scans[0], scans[1], Options{Limit: o.Limit})
+	if err != nil {
+		return nil, err
+	}
+	c := &Comparison{Report: rep, A: scans[0], B: scans[1], OnlyA: plan.onlyA, OnlyB: plan.onlyB}
+	c.finish(plan)
+	return c, nil
+}
+
+// finish replaces Diff's schema changes: representation-only retypings become Types,
+// one-sided columns become removed/added changes, and Equal is recomputed.
+func (c *Comparison) finish(p *plan) {
+	r := c.Report
+	kept := []SchemaChange{}
+	for _, sc := range r.SchemaChanges {
+		if sc.Kind == "retyped" {
+			fa, _ := c.A.FieldByID(sc.FieldID)
+			fb, _ := c.B.FieldByID(sc.FieldID)
+			if fa.Type == fb.Type {
+				if fa.Arrow != fb.Arrow {
+					c.Types = append(c.Types, TypeDifference{Name: fb.Name, Type: fb.Type, A: fa.Arrow, B: fb.Arrow,
+						SourceA: fa.Source, SourceB: fb.Source})
+				}
+				continue
+			}
+		}
+		kept = append(kept, sc)
+	}
+	for _, n := range p.onlyA {
+		kept = append(kept, SchemaChange{Kind: "removed", FieldID: p.ids[n], Name: n, OldType: p.types[0][n]})
+	}
+	for _, n := range p.onlyB {
+		kept = append(kept, SchemaChange{Kind: "added", FieldID: p.ids[n], Name: n, NewType: p.types[1][n]})
+	}
+	sort.SliceStable(kept, func(i, j int) bool { return kept[i].FieldID < kept[j].FieldID })
+	r.SchemaChanges = kept
+	r.Equal = r.Comparable && r.StatesEqual && len(kept) == 0
+	if len(p.onlyA)+len(p.onlyB) > 0 {
+		r.Notes = append(r.Notes, "columns on one side only are left out: the records were compared on the common columns")
+	}
+	if len(p.excluded) > 0 {
+		r.Notes = append(r.Notes, "left out of the comparison (--exclude): "+strings.Join(p.excluded, ", "))
+	}
+	for _, m := range p.mapped {
+		r.Notes = append(r.Notes, fmt.Sprintf("B's column %q compared as %q (--map)", m.B, m.A))
+	}
+}
+
+// plan is the comparison schema: which columns of each side are compared, under which
+// names, with which field ids.
+type plan struct {
+	seed         *arrow.Schema     // every comparison name, for the registries
+	ids          map[string]uint64 // comparison name → field id
+	keep         [2][]int          // per side, the source column indexes compared
+	names        [2][]string       // per side, their comparison names
+	onlyA, onlyB []string
+	types        [2]map[string]string
+	mapped       []Mapping
+	excluded     []string
+	renameB      map[string]string // B's name → comparison name
+}
+
+func planColumns(sa, sb *arrow.Schema, o SourceOptions) (*plan, error) {
+	bad := func(msg string) error { return &Error{Code: CodeOptions, Op: "options", Msg: msg} }
+	p := &plan{ids: map[string]uint64{}, renameB: map[string]string{}, mapped: o.Map,
+		types: [2]map[string]string{{}, {}}}
+	inA := map[string]bool{}
+	for _, f := range sa.Fields() {
+		if inA[f.Name] {
+			return nil, bad(fmt.Sprintf("A has two columns named %q", f.Name))
+		}
+		inA[f.Name] = true
+	}
+	inB := map[string]bool{}
+	for _, f := range sb.Fields() {
+		inB[f.Name] = true
+	}
+	mappedA := map[string]bool{}
+	for _, m := range o.Map {
+		switch {
+		case !inA[m.A]:
+			return nil, bad(fmt.Sprintf("--map %s=%s: A has no column %q", m.A, m.B, m.A))
+		case !inB[m.B]:
+			return nil, bad(fmt.Sprintf("--map %s=%s: B has no column %q", m.A, m.B, m.B))
+		case mappedA[m.A]:
+			return nil, bad(fmt.Sprintf("--map: column %q of A is mapped twice", m.A))
+		}
+		if _, dup := p.renameB[m.B]; dup {
+			return nil, bad(fmt.Sprintf("--map: column %q of B is mapped twice", m.B))
+		}
+		mappedA[m.A] = true
+		p.renameB[m.B] = m.A
+	}
+	bName := func(n string) string {
+		if r, ok := p.renameB[n]; ok {
+			return r
+		}
+		return n
+	}
+	seenB := map[string]bool{}
+	for _, f := range sb.Fields() {
+		n := bName(f.Name)
+		if seenB[n] {
+			return nil, bad(fmt.Sprintf("two columns of B would be compared as %q (check --map)", n))
+		}
+		seenB[n] = true
+	}
+	excl := map[string]bool{}
+	for _, x := range o.Exclude {
+		if !inA[x] && !seenB[x] {
+			return nil, bad(fmt.Sprintf("--exclude %s: neither side has that column", x))
+		}
+		if !excl[x] {
+			p.excluded = append(p.excluded, x)
+		}
+		excl[x] = true
+	}
+	var all []arrow.Field
+	add := func(n string) {
+		if _, ok := p.ids[n]; !ok {
+			p.ids[n] = 0 // set after the seed assignment
+			all = append(all, arrow.Field{Name: n, Type: arrow.BinaryTypes.String, Nullable: true})
+		}
+	}
+	for i, f := range sa.Fields() {
+		if excl[f.Name] {
+			continue
+		}
+		add(f.Name)
+		p.types[0][f.Name] = typeOf(f)
+		if seenB[f.Name] {
+			p.keep[0] = append(p.keep[0], i)
+			p.names[0] = append(p.names[0], f.Name)
+		} else {
+			p.onlyA = append(p.onlyA, f.Name)
+		}
+	}
+	for i, f := range sb.Fields() {
+		n := bName(f.Name)
+		if excl[n] {
+			continue
+		}
+		add(n)
+		p.types[1][n] = typeOf(f)
+		if inA[n] {
+			p.keep[1] = append(p.keep[1], i)
+			p.names[1] = append(p.names[1], n)
+		} else {
+			p.onlyB = append(p.onlyB, n)
+		}
+	}
+	p.seed = arrow.NewSchema(all, nil)
+	// The ids a fresh registry gives the seed: 1, 2, ... in seed order.
+	reg, err := emptyRegistry()
+	if err != nil {
+		return nil, &Error{Code: CodeSource, Op: "options", Msg: "schema registry", Err: err}
+	}
+	asg, err := reg.Assign("seed", p.seed)
+	if err != nil {
+		return nil, &Error{Code: CodeOptions, Op: "options", Msg: "field ids", Err: err}
+	}
+	for i, f := range p.seed.Fields() {
+		p.ids[f.Name] = asg.IDs[i]
+	}
+	return p, nil
+}
+
+// key resolves the key: the named columns, which must be compared on both sides, or
+// the primary key both sources expose.
+func (p *plan) key(named []string, a, b source.Source) ([]string, error) {
+	bad := func(msg string) error { return &Error{Code: CodeOptions, Op: "options", Msg: msg} }
+	common := map[string]bool{}
+	for _, n := range p.names[0] {
+		common[n] = true
+	}
+	if len(named) > 0 {
+		for _, k := range named {
+			if !common[k] {
+				return nil, bad(fmt.Sprintf("key column %q is not a column of both sides", k))
+			}
+		}
+		return named, nil
+	}
+	pk := func(s source.Source) []string {
+		if k, ok := s.(interface{ PrimaryKey() []string }); ok {
+			return k.PrimaryKey()
+		}
+		return nil
+	}
+	ka, kb := pk(a), pk(b)
+	if len(ka) == 0 || len(kb) == 0 {
+		return nil, bad("--key is required: both sides must expose a primary key to compare without one")
+	}
+	mb := make([]string, len(kb))
+	for i, k := range kb {
+		mb[i] = k
+		if r, ok := p.renameB[k]; ok {
+			mb[i] = r
+		}
+	}
+	sa, sb := append([]string(nil), ka...), append([]string(nil), mb...)
+	sort.Strings(sa)
+	sort.Strings(sb)
+	if strings.Join(sa, "\x00") != strings.Join(sb, "\x00") {
+		return nil, bad(fmt.Sprintf("the primary keys differ (A %s, B %s): name the key with --key", strings.Join(ka, ","), strings.Join(kb, ",")))
+	}
+	for _, k := range ka {
+		if !common[k] {
+			return nil, bad(fmt.Sprintf("primary key column %q is excluded from the comparison", k))
+		}
+	}
+	return ka, nil
+}
+
+// view returns side i's source seen through the comparison schema.
+func (p *plan) view(i int, s source.Source) *view {
+	in := s.Schema()
+	fields := make([]arrow.Field, len(p.keep[i]))
+	for j, k := range p.keep[i] {
+		f := in.Field(k)
+		f.Name = p.names[i][j]
+		fields[j] = f
+	}
+	return &view{src: s, schema: arrow.NewSchema(fields, nil), keep: p.keep[i]}
+}
+
+// view is a source.Source that renames and projects the columns of another.
+type view struct {
+	src    source.Source
+	schema *arrow.Schema
+	keep   []int
+}
+
+func (v *view) Schema() *arrow.Schema     { return v.schema }
+func (v *view) Evidence() source.Evidence { return v.src.Evidence() }
+func (v *view) Close() error              { return v.src.Close() }
+
+func (v *view) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	rec, err := v.src.Next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer rec.Release()
+	cols := make([]arrow.Array, len(v.keep))
+	for j, k := range v.keep {
+		cols[j] = rec.Column(k)
+	}
+	return array.NewRecordBatch(v.schema, cols, rec.NumRows()), nil
+}
+
+// both runs f(0) and f(1) concurrently; the first error cancels the other side.
+func both(cancel context.CancelFunc, f func(i int) error) [2]error {
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Go(func() {
+			if errs[i] = f(i); errs[i] != nil {
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	return errs
+}
+
+// first prefers an error that is not a consequence of the other side's cancellation.
+func first(errs [2]error) error {
+	for _, e := range errs {
+		if e != nil && !errors.Is(e, context.Canceled) {
+			return e
+		}
+	}
+	if errs[0] != nil {
+		return errs[0]
+	}
+	return errs[1]
+}
+
+// emptyRegistry is an in-memory schema registry: it is never saved, so its path (a
+// file that cannot exist, in a directory that is removed at once) is never written.
+func emptyRegistry() (*source.Registry, error) {
+	dir, err := os.MkdirTemp("", "pipewhy-compare-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	return source.OpenRegistry(filepath.Join(dir, "registry.json"))
+}
+
+func sideName(i int) string { return [2]string{"A", "B"}[i] }
+
+func typeOf(f arrow.Field) string {
+	tn, _ := source.TypeName(f.Type)
+	return tn
+}
+
+// artifactName is in.Name, else the table of a database address (after '#', without
+// a schema qualifier), else the file's base name without extension.
+func artifactName(in Input) string {
+	if in.Name != "" {
+		return in.Name
+	}
+	if a, err := source.ParseAddress(in.Address); err == nil {
+		if a.Table != "" {
+			return a.Table
+		}
+		b := filepath.Base(a.Path)
+		return strings.TrimSuffix(b, filepath.Ext(b))
+	}
+	if _, t, ok := strings.Cut(in.Address, "#"); ok && t != "" {
+		if i := strings.LastIndexByte(t, '.'); i >= 0 {
+			t = t[i+1:]
+		}
+		if t != "" {
+			return t
+		}
+	}
+	return "source"
+}
+
+// redact removes the password of a URL-shaped address (postgres://, mysql://).
+func redact(addr string) string {
+	if !strings.Contains(addr, "://") {
+		return addr
+	}
+	u, err := url.Parse(addr)
+	if err != nil {
+		scheme, rest, _ := strings.Cut(addr, "://")
+		if at := strings.LastIndexByte(rest, '@'); at >= 0 {
+			rest = rest[at+1:]
+		}
+		return scheme + "://" + rest
+	}
+	return u.Redacted()
+}

@@ -1,0 +1,256 @@
+package compare
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/pipewhy/pipewhy/normalize"
+	"github.com/pipewhy/pipewhy/source"
+)
+
+func writeFile(t testing.TB, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestSourcesColumnOrderAndIDs: the same records with the columns in another order
+// are equal, and a column's field id is the same on both sides (A's order first).
+func TestSourcesColumnOrderAndIDs(t *testing.T) {
+	dir := t.TempDir()
+	a := writeFile(t, dir, "a.csv", "id,name,city\n1,x,Oslo\n2,y,Rome\n")
+	b := writeFile(t, dir, "b.csv", "city,id,zip,name\nRome,2,00100,y\nOslo,1,0150,x\n")
+	c, err := Sources(context.Background(), Input{Address: a}, Input{Address: b}, SourceOptions{Key: []string{"id"}, Limit: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := c.Report
+	if !r.Comparable || !r.StatesEqual || r.Equal {
+		t.Fatalf("comparable %v states equal %v equal %v; want comparable, equal states, not equal (zip only in B)", r.Comparable, r.StatesEqual, r.Equal)
+	}
+	if r.Records == nil || r.Records.Unchanged != 2 || r.Records.Added+r.Records.Removed+r.Records.Changed != 0 {
+		t.Errorf("records %+v", r.Records)
+	}
+	// Ids by hand: A's columns id, name, city get 1, 2, 3; B's own zip gets 4.
+	want := map[string]uint64{"id": 1, "name": 2, "city": 3}
+	for _, s := range []string{"A", "B"} {
+		sc := c.A
+		if s == "B" {
+			sc = c.B
+		}
+		if len(sc.Descriptor.Fields) != 3 {
+			t.Errorf("%s fields %+v, want the 3 common columns", s, sc.Descriptor.Fields)
+		}
+		for _, f := range sc.Descriptor.Fields {
+			if uint64(f.ID) != want[f.Name] {
+				t.Errorf("%s: field %s id %d, want %d", s, f.Name, f.ID, want[f.Name])
+			}
+		}
+	}
+	if len(r.SchemaChanges) != 1 || r.SchemaChanges[0] != (SchemaChange{Kind: "added", FieldID: 4, Name: "zip", NewType: "utf8"}) {
+		t.Errorf("schema changes %+v, want zip added with id 4", r.SchemaChanges)
+	}
+	if len(c.OnlyA) != 0 || strings.Join(c.OnlyB, ",") != "zip" {
+		t.Errorf("only A %v only B %v", c.OnlyA, c.OnlyB)
+	}
+}
+
+func TestSourcesErrorCodes(t *testing.T) {
+	dir := t.TempDir()
+	a := writeFile(t, dir, "a.csv", "id,name\n1,x\n")
+	b := writeFile(t, dir, "b.csv", "id,label\n1,x\n")
+	dup := writeFile(t, dir, "dup.csv", "id,name\n1,x\n1,y\n")
+	cases := []struct {
+		name string
+		a, b string
+		o    SourceOptions
+		code Code
+	}{
+		{"map: A column unknown", a, b, SourceOptions{Key: []string{"id"}, Map: []Mapping{{"nope", "label"}}}, CodeOptions},
+		{"map: B column unknown", a, b, SourceOptions{Key: []string{"id"}, Map: []Mapping{{"name", "nope"}}}, CodeOptions},
+		{"map: A twice", a, b, SourceOptions{Key: []string{"id"}, Map: []Mapping{{"name", "label"}, {"name", "id"}}}, CodeOptions},
+		{"map: collision", a, b, SourceOptions{Key: []string{"id"}, Map: []Mapping{{"id", "label"}}}, CodeOptions},
+		{"key unknown", a, b, SourceOptions{Key: []string{"nope"}}, CodeOptions},
+		{"key one-sided", a, b, SourceOptions{Key: []string{"name"}}, CodeOptions},
+		{"no key", a, b, SourceOptions{}, CodeOptions},
+		{"exclude unknown", a, b, SourceOptions{Key: []string{"id"}, Exclude: []string{"nope"}}, CodeOptions},
+		{"missing file", a, filepath.Join(dir, "missing.csv"), SourceOptions{Key: []string{"id"}}, CodeSource},
+		{"duplicate key", a, dup, SourceOptions{Key: []string{"id"}}, CodeSource},
+		{"invalid profile", a, b, SourceOptions{Key: []string{"id"}, Profile: normalize.Profile(255)}, CodeOptions},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Sources(context.Background(), Input{Address: c.a}, Input{Address: c.b}, c.o)
+			if !errors.Is(err, &Error{Code: c.code}) {
+				t.Fatalf("error %v, want code %s", err, c.code)
+			}
+		})
+	}
+}
+
+// pkSource is a source with a primary key, for plan.key.
+type pkSource struct {
+	source.Source
+	pk []string
+}
+
+func (p pkSource) PrimaryKey() []string { return p.pk }
+
+func TestKeyFromPrimaryKeys(t *testing.T) {
+	str := func(names ...string) *arrow.Schema {
+		var f []arrow.Field
+		for _, n := range names {
+			f = append(f, arrow.Field{Name: n, Type: arrow.BinaryTypes.String})
+		}
+		return arrow.NewSchema(f, nil)
+	}
+	cases := []struct {
+		name   string
+		pa, pb []string
+		maps   []Mapping
+		want   string // "" means an error
+	}{
+		{"equal", []string{"id"}, []string{"id"}, nil, "id"},
+		{"composite, other order", []string{"id", "day"}, []string{"day", "id"}, nil, "id,day"},
+		{"mapped", []string{"id"}, []string{"key"}, []Mapping{{"id", "key"}}, "id"},
+		{"differ", []string{"id"}, []string{"day"}, nil, ""},
+		{"A has none", nil, []string{"id"}, nil, ""},
+		{"B has none", []string{"id"}, nil, nil, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sb := str("id", "day")
+			if c.maps != nil {
+				sb = str("key", "day")
+			}
+			p, err := planColumns(str("id", "day"), sb, SourceOptions{Map: c.maps})
+			if err != nil {
+				t.Fatal(err)
+			}
+			k, err := p.key(nil, pkSource{pk: c.pa}, pkSource{pk: c.pb})
+			if got := strings.Join(k, ","); got != c.want || (err != nil) != (c.want == "") {
+				t.Errorf("key %q err %v, want %q", got, err, c.want)
+			}
+		})
+	}
+}
+
+func TestFirstPrefersTheCause(t *testing.T) {
+	cause := errors.New("disk on fire")
+	if got := first([2]error{fmt.Errorf("observe A: %w", context.Canceled), cause}); got != cause {
+		t.Errorf("first = %v, want the cause", got)
+	}
+	if got := first([2]error{nil, nil}); got != nil {
+		t.Errorf("first = %v, want nil", got)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://u:secret@h:5432/db#s.t": "postgres://u:xxxxx@h:5432/db#s.t",
+		"mysql://root@h/db#t":               "mysql://root@h/db#t",
+		"/data/a.csv":                       "/data/a.csv",
+		"mysql://u:p%zz@h/db":               "mysql://h/db",
+	} {
+		if got := redact(in); got != want {
+			t.Errorf("redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// BenchmarkSources compares two typed CSV files of n records that differ in 1%.
+func BenchmarkSources(b *testing.B) {
+	const n = 100_000
+	dir := b.TempDir()
+	var x, y strings.Builder
+	x.WriteString("id,name,qty\n")
+	y.WriteString("id,name,qty\n")
+	for i := range n {
+		fmt.Fprintf(&x, "%d,name-%d,%d\n", i, i, i%97)
+		q := i % 97
+		if i%100 == 0 {
+			q++
+		}
+		fmt.Fprintf(&y, "%d,name-%d,%d\n", i, i, q)
+	}
+	a := writeFile(b, dir, "a.csv", x.String())
+	c := writeFile(b, dir, "b.csv", y.String())
+	cols := []source.Column{{Name: "id", Type: "int64"}, {Name: "name", Type: "text"}, {Name: "qty", Type: "int64"}}
+	b.ResetTimer()
+	for b.Loop() {
+		r, err := Sources(context.Background(), Input{Address: a, Source: source.Options{Columns: cols}},
+			Input{Address: c, Source: source.Options{Columns: cols}}, SourceOptions{Key: []string{"id"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r.Report.Records.Changed != n/100 {
+			b.Fatalf("changed %d", r.Report.Records.Changed)
+		}
+	}
+	b.ReportMetric(float64(2*n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}
+
+// FuzzPlanColumns: for any column lists and mappings, planColumns never panics, and a
+// plan it accepts compares the same names on both sides with unique ids.
+func FuzzPlanColumns(f *testing.F) {
+	f.Add("id,name,city", "city,id,zip,name", "", "")
+	f.Add("id,name", "id,label", "name=label", "")
+	f.Add("id,name", "id,label", "id=label", "name")
+	f.Add("a,a", "a", "", "")
+	f.Add("", "", "=", ",")
+	f.Fuzz(func(t *testing.T, colsA, colsB, maps, exclude string) {
+		schema := func(s string) *arrow.Schema {
+			var fs []arrow.Field
+			for _, n := range strings.Split(s, ",") {
+				fs = append(fs, arrow.Field{Name: n, Type: arrow.PrimitiveTypes.Int64})
+			}
+			return arrow.NewSchema(fs, nil)
+		}
+		var o SourceOptions
+		for _, m := range strings.Split(maps, ";") {
+			if a, b, ok := strings.Cut(m, "="); ok {
+				o.Map = append(o.Map, Mapping{a, b})
+			}
+		}
+		if exclude != "" {
+			o.Exclude = strings.Split(exclude, ",")
+		}
+		p, err := planColumns(schema(colsA), schema(colsB), o)
+		if err != nil {
+			return
+		}
+		if strings.Join(p.names[0], "\x00") != strings.Join(p.names[1], "\x00") && len(p.names[0]) == len(p.names[1]) {
+			// Same set, possibly in another order: compare as sets.
+			seen := map[string]bool{}
+			for _, n := range p.names[0] {
+				seen[n] = true
+			}
+			for _, n := range p.names[1] {
+				if !seen[n] {
+					t.Fatalf("compared names differ: %q vs %q", p.names[0], p.names[1])
+				}
+			}
+		} else if len(p.names[0]) != len(p.names[1]) {
+			t.Fatalf("compared names differ: %q vs %q", p.names[0], p.names[1])
+		}
+		ids := map[uint64]string{}
+		for n, id := range p.ids {
+			if id == 0 {
+				t.Fatalf("column %q has no id", n)
+			}
+			if o, dup := ids[id]; dup {
+				t.Fatalf("id %d given to %q and %q", id, o, n)
+			}
+			ids[id] = n
+		}
+	})
+}

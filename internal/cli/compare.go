@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/pipewhy/pipewhy/compare"
+	"github.com/pipewhy/pipewhy/normalize"
+	"github.com/pipewhy/pipewhy/scan"
+	"github.com/pipewhy/pipewhy/source"
+	"github.com/spf13/cobra"
+)
+
+type compareFlags struct {
+	key, exclude, maps                []string
+	profile, schema, schemaA, schemaB string
+	null                              string
+	nullSet, infer, allowPartial      bool
+	asJSON                            bool
+	limit                             int
+}
+
+func newCompareCommand(s streams) *cobra.Command {
+	var f compareFlags
+	cmd := &cobra.Command{
+		Use:   "compare SOURCE_A SOURCE_B",
+		Short: "Compare two sources directly: records only in A, only in B, changed; fields",
+		Long: `Compare reads SOURCE_A and SOURCE_B (any two sources: CSV, JSON lines, Parquet,
+Arrow IPC, SQLite, PostgreSQL, MariaDB/MySQL, ...) concurrently at value resolution
+with the same C2 profile and key, and compares them record by record: records only in
+A, only in B, changed (with the fields that changed and old -> new values) and equal.
+Nothing is written: no repository is needed.
+
+Both sides are normalized under one comparison schema: columns are matched by name
+(or by --map COL_A=COL_B, repeatable, which compares B's COL_B as A's COL_A), and get
+the same field ids on both sides. A column's physical type does not matter, only its
+C2 value: an int4 column equals an int64 column with the same values. Columns on one
+side only are reported as schema changes (the result is "different") and the records
+are compared on the common columns.
+
+--key COLS names the key (A's names); without it both sources must expose a primary
+key (database tables). --profile logical-v1 folds representation differences that
+strict-v1 keeps (-0.0 vs 0.0, NaN payloads, decimal trailing zeros, time zones, NFC):
+see docs/compare.md.
+
+A side whose coverage is not COMPLETE (records failed to read) is an error unless
+--allow-partial; then the output says so first.
+
+--json writes the shape of 'pipewhy diff --json' (records.added = only in B,
+records.removed = only in A), plus "types", "only_in_a" and "only_in_b".
+
+Exit status: 0 equal; 1 different; 2 error.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f.nullSet = cmd.Flags().Changed("null")
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			return runCompare(ctx, s, f, args[0], args[1])
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&f.key, "key", nil, "key column(s), comma-separated, in A's names (default: the primary key both sides expose)")
+	fl.StringArrayVar(&f.maps, "map", nil, "COL_A=COL_B: compare B's column COL_B as A's COL_A (repeatable)")
+	fl.StringSliceVar(&f.exclude, "exclude", nil, "columns (A's names) left out on both sides")
+	fl.StringVar(&f.profile, "profile", "strict-v1", "C2 normalization profile of both sides: strict-v1, logical-v1, strict-v1+ext1 or logical-v1+ext1")
+	fl.StringVar(&f.schema, "schema", "", `explicit column types for every CSV and JSON lines side, a JSON file {"columns":[{"name":..,"type":..}]}`)
+	fl.StringVar(&f.schemaA, "schema-a", "", "explicit column types for side A only (overrides --schema)")
+	fl.StringVar(&f.schemaB, "schema-b", "", "explicit column types for side B only (overrides --schema)")
+	fl.BoolVar(&f.infer, "infer", false, "CSV sides without a schema: infer int64, uint64 and bool columns")
+	fl.StringVar(&f.null, "null", "", "CSV sides: the spelling of a null cell")
+	fl.BoolVar(&f.allowPartial, "allow-partial", false, "compare even when records of a side failed to read (coverage not COMPLETE)")
+	fl.BoolVar(&f.asJSON, "json", false, "write JSON instead of text")
+	fl.IntVar(&f.limit, "limit", 10, "examples to show per kind (only in A, only in B, changed)")
+	return cmd
+}
+
+func runCompare(ctx context.Context, s streams, f compareFlags, addrA, addrB string) error {
+	p, err := normalize.ParseProfile(f.profile)
+	if err != nil {
+		return withExit(ExitError, fmt.Errorf("--profile: %w", err))
+	}
+	o := compare.SourceOptions{Key: f.key, Exclude: f.exclude, Profile: p, AllowPartial: f.allowPartial, Limit: f.limit}
+	for _, m := range f.maps {
+		a, b, ok := strings.Cut(m, "=")
+		if !ok || a == "" || b == "" {
+			return withExit(ExitError, fmt.Errorf("--map %q: want COL_A=COL_B", m))
+		}
+		o.Map = append(o.Map, compare.Mapping{A: a, B: b})
+	}
+	a, err := compareInput(f, addrA, f.schemaA)
+	if err != nil {
+		return withExit(ExitError, err)
+	}
+	b, err := compareInput(f, addrB, f.schemaB)
+	if err != nil {
+		return withExit(ExitError, err)
+	}
+	c, err := compare.Sources(ctx, a, b, o)
+	if err != nil {
+		var dk *scan.DuplicateKeyError
+		if errors.As(err, &dk) {
+			fmt.Fprintf(s.err, "pipewhy: duplicate keys (%d keys, %d records), for example:\n", dk.Keys, dk.Records)
+			for _, e := range dk.Examples {
+				fmt.Fprintf(s.err, "  %s\n", e)
+			}
+		}
+		return withExit(ExitError, err)
+	}
+	rep := c.Report
+	if f.asJSON {
+		doc := diffJSON(rep)
+		types := c.Types
+		if types == nil {
+			types = []compare.TypeDifference{}
+		}
+		doc["types"] = types
+		doc["only_in_a"] = nonNil(c.OnlyA)
+		doc["only_in_b"] = nonNil(c.OnlyB)
+		err = emitJSON(s, doc)
+	} else {
+		err = printCompare(s.out, c)
+	}
+	if err != nil {
+		return withExit(ExitError, err)
+	}
+	if !rep.Equal {
+		return withExit(ExitDifference, nil)
+	}
+	return nil
+}
+
+// compareInput is one side's address and adapter options: schema (the side's own,
+// else --schema), --infer and --null apply to the sides whose adapter takes them.
+func compareInput(f compareFlags, addr, own string) (compare.Input, error) {
+	in := compare.Input{Address: addr}
+	kind := source.Kind("")
+	if a, err := source.ParseAddress(addr); err == nil {
+		kind = a.Kind
+	}
+	schema := own
+	if schema == "" && (kind == source.KindCSV || kind == source.KindJSONL) {
+		schema = f.schema
+	}
+	if schema != "" {
+		cols, err := source.LoadColumns(schema)
+		if err != nil {
+			return in, fmt.Errorf("schema: %w", err)
+		}
+		in.Source.Columns = cols
+	}
+	if kind == source.KindCSV {
+		in.Source.Infer = f.infer && len(in.Source.Columns) == 0
+		if f.nullSet {
+			n := f.null
+			in.Source.Null = &n
+		}
+	}
+	return in, nil
+}
+
+// printCompare prints the comparison as 'pipewhy diff' prints a diff (A is the old
+// side, B the new: "added" are the records only in B, "removed" those only in A),
+// preceded by a warning for a side that was not read completely.
+func printCompare(w io.Writer, c *compare.Comparison) error {
+	r := c.Report
+	for _, sd := range []struct {
+		label string
+		side  compare.Side
+		cov   []string
+	}{{"A", r.A, c.A.Metadata.Coverage.FailureReasons}, {"B", r.B, c.B.Metadata.Coverage.FailureReasons}} {
+		if sd.side.Coverage != string(source.StatusComplete) {
+			fmt.Fprintf(w, "WARNING: side %s (%s) coverage %s: only the %s records read were compared\n", sd.label, sd.side.Address, sd.side.Coverage, commas(sd.side.Rows))
+			for _, reason := range sd.cov {
+				fmt.Fprintf(w, "  failed: %s\n", reason)
+			}
+		}
+	}
+	if err := printDiff(w, r); err != nil {
+		return err
+	}
+	if r.Records != nil {
+		fmt.Fprintf(w, "  sides     added = only in B, removed = only in A\n")
+	}
+	for i, t := range c.Types {
+		label := "types"
+		if i > 0 {
+			label = ""
+		}
+		fmt.Fprintf(w, "  %-9s %s: %s | %s (both C3 %s: compared by value)\n", label, t.Name, t.A, t.B, t.Type)
+	}
+	return nil
+}
