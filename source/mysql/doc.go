@@ -132,7 +132,6 @@
 // columns whose fractional precision the server does not fix (decimals
 // 0x1f) are unsupported, because the driver would drop their fraction.
 //
-// date32 and duration(us) are outside source.TypeName's current set: the
-// schema registry (source.Registry.Assign) rejects them until TypeName
-// learns them.
+// DATE (date32) and TIME (duration(us)) columns scan under the C2 extension
+// profiles (strict-v1+ext1, logical-v1+ext1: DATE and DURATION words).
 package mysql

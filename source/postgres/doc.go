@@ -110,10 +110,10 @@
 // numeric(p,s) with a negative scale or a scale above the precision
 // (PostgreSQL 15) or a precision above 76 is unsupported (declare text).
 //
-// date32, time64(us) and month_day_nano_interval are outside the type set
-// of source.TypeName today: the registry and C2's column encoder must learn
-// them (C2 ext1 covers date32 and time64; it rejects intervals) before such
-// columns can be scanned; until then exclude them or read them as text.
+// date and time columns scan under the C2 extension profiles
+// (strict-v1+ext1, logical-v1+ext1: DATE and TIME words). interval columns
+// read as month_day_nano_interval, which neither source.TypeName nor C2 ext1
+// represents yet: scan them with Exclude or declare them text.
 //
 // # Options
 //
