@@ -25,4 +25,4 @@ for mode in "--quick" "--quick --batch --skip-column-names"; do
 	end=$(date +%s.%N)
 	echo "$client $mode -e 'SELECT * FROM big' >/dev/null: $(echo "$rows / ($end - $start)" | bc) rows/s ($(echo "$end - $start" | bc) s)"
 done
-GOFLAGS=${GOFLAGS:--mod=mod} go test -run '^$' -bench BenchmarkRead -benchtime "${BENCHTIME:-3x}" ./source/mysql/
+go test -run '^$' -bench BenchmarkRead -benchtime "${BENCHTIME:-3x}" ./source/mysql/

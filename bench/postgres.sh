@@ -25,4 +25,4 @@ for i in 1 2 3; do
 	end=$(date +%s.%N)
 	echo "psql -c 'COPY bench TO STDOUT (FORMAT binary)' >/dev/null: $(echo "$rows / ($end - $start)" | bc) rows/s ($(echo "$end - $start" | bc) s)"
 done
-GOFLAGS=${GOFLAGS:--mod=mod} go test -run '^$' -bench 'BenchmarkRead|BenchmarkCopyFloor' -benchtime "${BENCHTIME:-3x}" ./source/postgres/
+go test -run '^$' -bench 'BenchmarkRead|BenchmarkCopyFloor' -benchtime "${BENCHTIME:-3x}" ./source/postgres/

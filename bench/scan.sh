@@ -72,7 +72,7 @@ fi
 
 echo "rows: $ROWS  reps: $REPS  mutate: $MUTATE  dir: $OUT"
 echo "machine: $(nproc) cores, $(awk '/^MemTotal:/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(go version | awk '{print $3}'), load: $(cut -d' ' -f1-3 /proc/loadavg)"
-export GOFLAGS=${GOFLAGS:--mod=mod}
+
 BIN=$OUT/bin
 mkdir -p "$BIN"
 go build -o "$BIN/gen" ./bench/gen

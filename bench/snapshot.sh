@@ -24,7 +24,7 @@ if [ "$avail" -lt "$need" ]; then
 fi
 
 echo "size: $SIZE bytes ($((SIZE / 1048576)) MiB), dir: $WORK"
-GOFLAGS=${GOFLAGS:--mod=mod} go test -c -o "$WORK/snapshot.test" ./snapshot
+go test -c -o "$WORK/snapshot.test" ./snapshot
 out=$(cd "$WORK" && TMPDIR="$WORK" PIPEWHY_BENCH_BYTES=$SIZE ./snapshot.test \
 	-test.run='^$' -test.bench='^Benchmark(Publish|Open|Verify)$' -test.benchtime=3x)
 echo "$out" | grep '^Benchmark'
