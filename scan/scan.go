@@ -50,8 +50,17 @@ type Options struct {
 	AllowPartial bool
 	// Workers is the fingerprint engine's worker count (0: GOMAXPROCS).
 	Workers int
-	// Progress, when set, is called after each batch with the rows read so far.
-	Progress func(rows uint64)
+	// Progress, when set, is called after each batch with the rows read so far and
+	// the source's expected row count when it knows it before the end (Parquet
+	// metadata, a database COUNT in the read transaction).
+	Progress func(Progress)
+}
+
+// Progress is what a scan reports after each batch.
+type Progress struct {
+	Rows          uint64 // rows read so far
+	Expected      uint64 // the source's expected row count, when ExpectedKnown
+	ExpectedKnown bool
 }
 
 // Result is a published scan.
@@ -296,7 +305,8 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 				kept = append(kept, b)
 			}
 			if o.Progress != nil {
-				o.Progress(rows)
+				cov := src.Evidence().Coverage
+				o.Progress(Progress{Rows: rows, Expected: cov.Expected, ExpectedKnown: cov.ExpectedKnown})
 			}
 			if !yield(b, nil) {
 				return

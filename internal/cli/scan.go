@@ -51,7 +51,8 @@ the snapshot).
 
 A scan whose source has records that fail to read publishes nothing unless
 --allow-partial (then the snapshot's coverage is PARTIAL). A scan that fails publishes
-nothing. On a terminal a progress line shows rows and rows/s.
+nothing. On a terminal a progress line shows rows and rows/s, with a bar and the time
+left when the source knows its row count (Parquet, databases).
 
 Exit status: 0 published; 2 any error (nothing published).`,
 		Args: cobra.ExactArgs(1),
@@ -148,11 +149,13 @@ func scanWithProgress(ctx context.Context, s streams, r *repo.Repo, o scan.Optio
 }
 
 // progressLine returns a Progress callback that redraws one terminal line, at most
-// every 100ms: "scanning NAME  1.2M rows  850.3k rows/s".
-func progressLine(w io.Writer, name string, now func() time.Time) func(rows uint64) {
+// every 100ms: "scanning NAME  1.2M rows  850.3k rows/s", and when the source knows its
+// row count, a bar and the time left:
+// "scanning NAME  ██████░░░░░░░░░░░░░░  1.2M/4.0M rows  850.3k rows/s  eta 0:00:03".
+func progressLine(w io.Writer, name string, now func() time.Time) func(scan.Progress) {
 	start := now()
 	var last time.Time
-	return func(rows uint64) {
+	return func(p scan.Progress) {
 		t := now()
 		if t.Sub(last) < 100*time.Millisecond {
 			return
@@ -162,7 +165,21 @@ func progressLine(w io.Writer, name string, now func() time.Time) func(rows uint
 		if el <= 0 {
 			el = 1e-9
 		}
-		fmt.Fprintf(w, "\r\x1b[Kscanning %s  %s rows  %s rows/s", name, human(float64(rows)), human(float64(rows)/el))
+		rate := float64(p.Rows) / el
+		if !p.ExpectedKnown || p.Expected == 0 || p.Rows > p.Expected {
+			fmt.Fprintf(w, "\r\x1b[Kscanning %s  %s rows  %s rows/s", name, human(float64(p.Rows)), human(rate))
+			return
+		}
+		const width = 20
+		filled := int(p.Rows * width / p.Expected)
+		bar := strings.Repeat("█", filled) + strings.Repeat("░", width-filled)
+		eta := "--:--:--"
+		if rate > 0 {
+			left := time.Duration(float64(p.Expected-p.Rows) / rate * float64(time.Second)).Round(time.Second)
+			eta = fmt.Sprintf("%d:%02d:%02d", int(left.Hours()), int(left.Minutes())%60, int(left.Seconds())%60)
+		}
+		fmt.Fprintf(w, "\r\x1b[Kscanning %s  %s  %s/%s rows  %s rows/s  eta %s",
+			name, bar, human(float64(p.Rows)), human(float64(p.Expected)), human(rate), eta)
 	}
 }
 
