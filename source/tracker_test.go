@@ -1,6 +1,12 @@
 package source
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
 
 // TestTrackerStatus checks the C5 coverage rules every adapter shares: COMPLETE needs a
 // known matching count and no failure; UNAVAILABLE needs failures and nothing returned;
@@ -64,4 +70,36 @@ func TestTrackerStatus(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAppendIntWidths: every width receives the value, and a builder of another type
+// is a programming error, not a silent conversion.
+func TestAppendIntWidths(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	for _, dt := range []arrow.DataType{arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Int16, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64} {
+		b := array.NewBuilder(mem, dt)
+		AppendInt(b, -7)
+		a := b.NewArray()
+		if got := a.ValueStr(0); got != "-7" {
+			t.Errorf("%s: %s", dt, got)
+		}
+		a.Release()
+		b.Release()
+	}
+	for _, dt := range []arrow.DataType{arrow.PrimitiveTypes.Uint8, arrow.PrimitiveTypes.Uint16, arrow.PrimitiveTypes.Uint32, arrow.PrimitiveTypes.Uint64} {
+		b := array.NewBuilder(mem, dt)
+		AppendUint(b, 200)
+		a := b.NewArray()
+		if got := a.ValueStr(0); got != "200" {
+			t.Errorf("%s: %s", dt, got)
+		}
+		a.Release()
+		b.Release()
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("AppendInt on a float builder did not panic")
+		}
+	}()
+	AppendInt(array.NewBuilder(mem, arrow.PrimitiveTypes.Float64), 1)
 }

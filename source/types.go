@@ -448,27 +448,9 @@ func (t *colType) appendCell(b array.Builder, c *cell) {
 	case kBool:
 		b.(*array.BooleanBuilder).Append(c.b)
 	case kInt:
-		switch t.bits {
-		case 8:
-			b.(*array.Int8Builder).Append(int8(c.i))
-		case 16:
-			b.(*array.Int16Builder).Append(int16(c.i))
-		case 32:
-			b.(*array.Int32Builder).Append(int32(c.i))
-		default:
-			b.(*array.Int64Builder).Append(c.i)
-		}
+		AppendInt(b, c.i)
 	case kUint:
-		switch t.bits {
-		case 8:
-			b.(*array.Uint8Builder).Append(uint8(c.u))
-		case 16:
-			b.(*array.Uint16Builder).Append(uint16(c.u))
-		case 32:
-			b.(*array.Uint32Builder).Append(uint32(c.u))
-		default:
-			b.(*array.Uint64Builder).Append(c.u)
-		}
+		AppendUint(b, c.u)
 	case kFloat:
 		if t.bits == 32 {
 			b.(*array.Float32Builder).Append(float32(c.f))
@@ -491,6 +473,41 @@ func (t *colType) appendCell(b array.Builder, c *cell) {
 		}
 	case kTimestamp:
 		b.(*array.TimestampBuilder).Append(arrow.Timestamp(c.i))
+	}
+}
+
+// AppendInt appends v to a signed integer builder of any width (int8…int64).
+// The caller has checked that v fits the builder's width: it is truncated otherwise.
+// Adapters share it so every one converts staged integers the same way.
+func AppendInt(b array.Builder, v int64) {
+	switch b := b.(type) {
+	case *array.Int8Builder:
+		b.Append(int8(v))
+	case *array.Int16Builder:
+		b.Append(int16(v))
+	case *array.Int32Builder:
+		b.Append(int32(v))
+	case *array.Int64Builder:
+		b.Append(v)
+	default:
+		panic("source: AppendInt on a " + b.Type().String() + " builder")
+	}
+}
+
+// AppendUint appends v to an unsigned integer builder of any width (uint8…uint64),
+// under the same contract as AppendInt.
+func AppendUint(b array.Builder, v uint64) {
+	switch b := b.(type) {
+	case *array.Uint8Builder:
+		b.Append(uint8(v))
+	case *array.Uint16Builder:
+		b.Append(uint16(v))
+	case *array.Uint32Builder:
+		b.Append(uint32(v))
+	case *array.Uint64Builder:
+		b.Append(v)
+	default:
+		panic("source: AppendUint on a " + b.Type().String() + " builder")
 	}
 }
 

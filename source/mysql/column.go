@@ -296,27 +296,9 @@ func (col *column) appendCell(b array.Builder, c *cell) {
 	}
 	switch col.kind {
 	case kInt:
-		switch col.bits {
-		case 8:
-			b.(*array.Int8Builder).Append(int8(c.i))
-		case 16:
-			b.(*array.Int16Builder).Append(int16(c.i))
-		case 32:
-			b.(*array.Int32Builder).Append(int32(c.i))
-		default:
-			b.(*array.Int64Builder).Append(c.i)
-		}
+		source.AppendInt(b, c.i)
 	case kUint, kBit:
-		switch col.bits {
-		case 8:
-			b.(*array.Uint8Builder).Append(uint8(c.u))
-		case 16:
-			b.(*array.Uint16Builder).Append(uint16(c.u))
-		case 32:
-			b.(*array.Uint32Builder).Append(uint32(c.u))
-		default:
-			b.(*array.Uint64Builder).Append(c.u)
-		}
+		source.AppendUint(b, c.u)
 	case kFloat32:
 		b.(*array.Float32Builder).Append(c.f32)
 	case kFloat64:
