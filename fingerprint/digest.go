@@ -7,27 +7,45 @@ import (
 // keySize is the length of the context key that begins every message.
 const keySize = 32
 
-// hasher builds contract messages in one reused scratch buffer and digests them:
+// hasher digests contract messages:
 //
 //	message = key (32 bytes) ‖ [position, 8 bytes LE, ordered mode only] ‖ words (8 bytes LE each)
 //
-// It allocates only when a message outgrows the buffer (amortized, never per record once
-// warmed up). A hasher is not safe for concurrent use; each worker owns one.
+// Under XXH3, messages without a position of 48–240 bytes (keyedShort) and, on AVX2
+// machines, of 248–1024 bytes (hashKeyedLong) are hashed where the words lie; every other
+// message is built in one reused scratch buffer and hashed by the algorithm's Sum. Both
+// give the same digest (tests compare them with zeebo/xxh3 on every length). It allocates
+// only when a built message outgrows the buffer (amortized, never per record once warmed
+// up). A hasher is not safe for concurrent use; each worker owns one.
 type hasher struct {
 	alg     Algorithm
 	ordered bool
+	xxh3    bool // XXH3: messages of known shapes are hashed where they lie (xxh3short.go, xxh3long.go)
+	key     [keySize]byte
+	short   keyedShort
 	buf     []byte // buf[:keySize] always holds the key
 }
 
 func newHasher(c Context) *hasher {
-	h := &hasher{alg: c.Algorithm(), ordered: c.Mode() == Ordered, buf: make([]byte, keySize, 1024)}
-	key := c.Key()
-	copy(h.buf, key[:])
+	h := &hasher{alg: c.Algorithm(), ordered: c.Mode() == Ordered, key: c.Key(), buf: make([]byte, keySize, 1024)}
+	if h.alg.kind == algXXH3 {
+		h.xxh3 = true
+		h.short = newKeyedShort(&h.key)
+	}
+	copy(h.buf, h.key[:])
 	return h
 }
 
 // digest returns the digest of words; position participates when positional is true.
 func (h *hasher) digest(positional bool, position uint64, words []uint64) Digest {
+	if h.xxh3 && !positional {
+		switch n := len(words); {
+		case n >= shortMinWords && n <= shortMaxWords:
+			return h.short.sum(words)
+		case longKernel && n >= longMinWords && n <= longMaxWords:
+			return hashKeyedLong(&h.key, words)
+		}
+	}
 	pre := keySize
 	if positional {
 		pre += 8
