@@ -27,7 +27,13 @@
 // XXH3 is XXH3-128 with seed 0 (Lo, Hi = low, high 64 bits; xxhsum -H2 prints Hi then
 // Lo); SHA256 is the first 16 bytes of SHA-256 (Lo, Hi = bytes 0-7, 8-15, little-endian).
 // Words become bytes by a raw copy only on little-endian hosts (checked at start-up),
-// elsewhere by an explicit little-endian encoding.
+// elsewhere by an explicit little-endian encoding. The XXH3 digests come from
+// github.com/zeebo/xxh3, except that the hot paths do not build the message: XXH3's
+// 48–240-byte algorithms (xxh3short.go) and, on AVX2 machines, its one-block long-input
+// algorithm for 248–1024-byte messages (xxh3long_amd64.s) read the key and the words where
+// they lie. Both are XXH3 itself, not a variant: their tests require equality with
+// zeebo/xxh3 on every length they accept, and the fixture digests are checked against
+// `xxhsum -H2`.
 //
 // # State
 //
