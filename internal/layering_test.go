@@ -33,6 +33,7 @@ var allowed = map[string][]string{
 	"scan":               {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo"},
 	"compare":            {"snapshot", "fingerprint", "normalize", "arrays", "repo", "scan", "source"},
 	"examples":           {},
+	"config":             {"normalize"},
 	"internal":           {"*"},
 	"cmd":                {"internal"},
 	"bench":              {"*"}, // benchmark programs may measure anything

@@ -17,6 +17,7 @@ import (
 type compareFlags struct {
 	key, exclude, maps                []string
 	profile, schema, schemaA, schemaB string
+	queryA, queryB                    string
 	null                              string
 	nullSet, infer, allowPartial      bool
 	asJSON                            bool
@@ -70,6 +71,8 @@ Exit status: 0 equal; 1 different; 2 error.`,
 	fl.StringVar(&f.profile, "profile", "strict-v1", "C2 normalization profile of both sides: strict-v1, logical-v1, strict-v1+ext1 or logical-v1+ext1")
 	fl.StringVar(&f.schema, "schema", "", `explicit column types for every CSV and JSON lines side, a JSON file {"columns":[{"name":..,"type":..}]}`)
 	fl.StringVar(&f.schemaA, "schema-a", "", "explicit column types for side A only (overrides --schema)")
+	fl.StringVar(&f.queryA, "query-a", "", "a SELECT for side A, whose address is a database without #TABLE")
+	fl.StringVar(&f.queryB, "query-b", "", "a SELECT for side B, whose address is a database without #TABLE")
 	fl.StringVar(&f.schemaB, "schema-b", "", "explicit column types for side B only (overrides --schema)")
 	fl.BoolVar(&f.infer, "infer", false, "CSV sides without a schema: infer int64, uint64 and bool columns")
 	fl.StringVar(&f.null, "null", "", "CSV sides: the spelling of a null cell")
@@ -92,11 +95,11 @@ func runCompare(ctx context.Context, s streams, f compareFlags, addrA, addrB str
 		}
 		o.Map = append(o.Map, compare.Mapping{A: a, B: b})
 	}
-	a, err := compareInput(f, addrA, f.schemaA)
+	a, err := compareInput(f, addrA, f.schemaA, f.queryA)
 	if err != nil {
 		return withExit(ExitError, err)
 	}
-	b, err := compareInput(f, addrB, f.schemaB)
+	b, err := compareInput(f, addrB, f.schemaB, f.queryB)
 	if err != nil {
 		return withExit(ExitError, err)
 	}
@@ -136,8 +139,9 @@ func runCompare(ctx context.Context, s streams, f compareFlags, addrA, addrB str
 
 // compareInput is one side's address and adapter options: schema (the side's own,
 // else --schema), --infer and --null apply to the sides whose adapter takes them.
-func compareInput(f compareFlags, addr, own string) (compare.Input, error) {
+func compareInput(f compareFlags, addr, own, query string) (compare.Input, error) {
 	in := compare.Input{Address: addr}
+	in.Source.Query = query
 	kind := source.Kind("")
 	if a, err := source.ParseAddress(addr); err == nil {
 		kind = a.Kind

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pipewhy/pipewhy/config"
 	"github.com/pipewhy/pipewhy/normalize"
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/pipewhy/pipewhy/scan"
@@ -20,6 +21,7 @@ import (
 
 type scanFlags struct {
 	repo, resolution, profile, name, schema string
+	query, config                           string
 	key, exclude                            []string
 	null                                    string
 	nullSet, infer, allowPartial, asJSON    bool
@@ -30,10 +32,19 @@ func newScanCommand(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "scan SOURCE",
 		Short: "Observe a dataset into a new snapshot",
-		Long: `Scan reads SOURCE (a CSV, JSON lines, Parquet or Arrow IPC file, or a SQLite table:
-see 'source' addresses such as data.csv, data.parquet, shop.db#orders), normalizes every
-value to C2 words, fingerprints it (C3) and publishes one immutable snapshot (C5) in the
-repository. It prints the snapshot id.
+		Long: `Scan reads SOURCE (a CSV, JSON lines, Parquet or Arrow IPC file, a SQLite or DuckDB
+table or query, a PostgreSQL or MySQL table or query: addresses such as data.csv,
+data.parquet, shop.db#orders, duckdb:wh.duckdb#events, postgres://host/db#orders),
+normalizes every value to C2 words, fingerprints it (C3) and publishes one immutable
+snapshot (C5) in the repository. It prints the snapshot id.
+
+SOURCE may also be the name of a source in pipewhy.yaml (found in this directory or a
+parent, or given with --config): its address and settings are used, and flags given on
+the command line win over them. The file's defaults apply to every scan.
+
+  --query SQL            scan the result of a SELECT instead of a table: with an address
+                         without #TABLE (sqlite:FILE, duckdb:FILE, duckdb::memory:,
+                         postgres://host/db, mysql://host/db)
 
   --resolution dataset   the dataset fingerprint and per-column fingerprints (default)
   --resolution record    also one (key, record) digest pair per record: diff counts
@@ -58,7 +69,11 @@ Exit status: 0 published; 2 any error (nothing published).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.nullSet = cmd.Flags().Changed("null")
-			return runScan(cmd.Context(), s, f, args[0])
+			addr, err := applyConfig(cmd, &f, args[0])
+			if err != nil {
+				return withExit(ExitError, err)
+			}
+			return runScan(cmd.Context(), s, f, addr)
 		},
 	}
 	fl := cmd.Flags()
@@ -73,7 +88,61 @@ Exit status: 0 published; 2 any error (nothing published).`,
 	fl.StringSliceVar(&f.exclude, "exclude", nil, "columns to leave out (recorded in the snapshot)")
 	fl.BoolVar(&f.allowPartial, "allow-partial", false, "publish even when some records failed to read (coverage PARTIAL)")
 	fl.BoolVar(&f.asJSON, "json", false, "write a JSON summary instead of text")
+	fl.StringVar(&f.query, "query", "", "a SELECT to scan, for a database address without #TABLE")
+	fl.StringVar(&f.config, "config", "", "project file (default: pipewhy.yaml here or in a parent)")
 	return cmd
+}
+
+// applyConfig fills the settings the command line leaves unset from pipewhy.yaml and
+// returns the address to scan: the named source's when arg names one, else arg.
+func applyConfig(cmd *cobra.Command, f *scanFlags, arg string) (string, error) {
+	path := f.config
+	if path == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		if path, err = config.Find(wd); err != nil || path == "" {
+			return arg, err
+		}
+	}
+	file, err := config.Load(path)
+	if err != nil {
+		return "", err
+	}
+	entry, ok := file.Source(arg)
+	if !ok {
+		entry = config.Merge(config.Scan{Address: arg}, file.Defaults)
+	}
+	set := cmd.Flags().Changed
+	str := func(flag string, dst *string, v string) {
+		if !set(flag) && v != "" {
+			*dst = v
+		}
+	}
+	str("resolution", &f.resolution, entry.Resolution)
+	str("profile", &f.profile, entry.Profile)
+	str("name", &f.name, entry.Name)
+	str("schema", &f.schema, entry.Schema)
+	str("query", &f.query, entry.Query)
+	// A configured key serves record and value scans; a dataset scan asked for on the
+	// command line leaves it out instead of failing on it.
+	if !set("key") && entry.Key != nil && f.resolution != "dataset" {
+		f.key = entry.Key
+	}
+	if !set("exclude") && entry.Exclude != nil {
+		f.exclude = entry.Exclude
+	}
+	if !set("infer") && entry.Infer != nil {
+		f.infer = *entry.Infer
+	}
+	if !set("allow-partial") && entry.AllowPartial != nil {
+		f.allowPartial = *entry.AllowPartial
+	}
+	if !set("null") && entry.Null != nil {
+		f.null, f.nullSet = *entry.Null, true
+	}
+	return entry.Address, nil
 }
 
 func scanOptions(f scanFlags, addr string) (scan.Options, error) {
@@ -96,6 +165,7 @@ func scanOptions(f scanFlags, addr string) (scan.Options, error) {
 		o.Source.Null = &n
 	}
 	o.Source.Exclude = f.exclude
+	o.Source.Query = f.query
 	return o, nil
 }
 

@@ -1,0 +1,34 @@
+// Package config reads pipewhy.yaml, the project file that names sources and the
+// settings they are scanned with, so that `pipewhy scan orders` needs no flags.
+//
+//	version: 1
+//	defaults:                 # every scan, including scans of plain addresses
+//	  profile: logical-v1
+//	sources:
+//	  orders:                 # pipewhy scan orders
+//	    address: shop.db#orders
+//	    resolution: value
+//	    key: [id]
+//	    exclude: [note]
+//	  events:
+//	    address: duckdb:warehouse.duckdb
+//	    query: SELECT * FROM events WHERE day >= DATE '2026-01-01'
+//	    name: events
+//
+// # Guarantees
+//
+//   - The file is decoded strictly: an unknown key, a duplicate key, a value of the wrong
+//     kind or a second YAML document is an error naming the file and line (CodeSyntax);
+//     version must be 1; every source needs an address; resolutions, profiles and names
+//     are checked when the file is loaded, not when a scan is half done (CodeInvalid).
+//   - Relative file paths in addresses (plain paths, csv:, jsonl:, parquet:,
+//     arrow-file:, arrow-stream:, sqlite: and duckdb: addresses) and in schema are
+//     relative to the directory of pipewhy.yaml, not to the working directory, so a
+//     project scans the same files from any subdirectory. Server URLs are left as they
+//     are; a password in them is never echoed in an error.
+//   - Settings combine field by field: a command-line flag wins over the source's entry,
+//     which wins over defaults, which win over the command's built-in defaults. Lists
+//     (key, exclude) replace, they do not append.
+//   - Nothing in the file is secret-aware: keep passwords out of it (PGPASSWORD,
+//     ~/.pgpass and MySQL option files work as usual).
+package config
