@@ -1,4 +1,4 @@
-//go:build duckdb_arrow
+//go:build cgo
 
 package duckdb
 
@@ -10,12 +10,15 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/arrow/memory/mallocator"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	bindings "github.com/duckdb/duckdb-go-bindings"
 
 	"github.com/pipewhy/pipewhy/source"
 )
@@ -112,6 +115,7 @@ func drain(b *testing.B, src source.Source) int64 {
 
 func benchSource(b *testing.B, open func() (source.Source, error)) {
 	var rows int64
+	cpu0 := cpuTime()
 	for b.Loop() {
 		src, err := open()
 		if err != nil {
@@ -122,10 +126,97 @@ func benchSource(b *testing.B, open func() (source.Source, error)) {
 		}
 		rows += benchRows
 	}
-	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+	reportRows(b, rows, cpuTime()-cpu0)
 }
 
-// BenchmarkReadParquetDuckDB: read_parquet through DuckDB's Arrow export.
+// reportRows reports rows per wall second and, where the CPU time is
+// known, CPU nanoseconds (user+system, all threads) per row.
+func reportRows(b *testing.B, rows int64, cpu time.Duration) {
+	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+	if cpu > 0 && rows > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(rows), "cpu-ns/row")
+	}
+}
+
+// chunkDecoder turns one data chunk into a record.
+type chunkDecoder func(chunk bindings.DataChunk) (arrow.RecordBatch, error)
+
+// benchChunks reads table b of the bench database (benchRows rows, 5
+// columns) as one streaming query on a connection with threads=1 and hands
+// every chunk to the decoder that prepare makes for the result, so that two
+// decoders are compared on the same engine work. It reports CPU time per
+// row of the whole read (engine scan plus decoding).
+func benchChunks(b *testing.B, prepare func(b *testing.B, res *bindings.Result) (chunkDecoder, func())) {
+	_, db := benchFiles(b)
+	conn, done := engineConn(b, db)
+	defer done()
+	execSQL(b, conn, "SET threads = 1")
+	var rows int64
+	cpu0 := cpuTime()
+	for b.Loop() {
+		s := &duckSource{conn: conn}
+		if err := s.execStreaming("SELECT * FROM b"); err != nil {
+			b.Fatal(err)
+		}
+		decode, release := prepare(b, s.res)
+		var n int64
+		for {
+			chunk := bindings.FetchChunk(*s.res)
+			if chunk.Ptr == nil {
+				break
+			}
+			rec, err := decode(chunk)
+			bindings.DestroyDataChunk(&chunk)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n += rec.NumRows()
+			rec.Release()
+		}
+		release()
+		bindings.DestroyResult(s.res)
+		if n != benchRows {
+			b.Fatalf("%d rows", n)
+		}
+		rows += n
+	}
+	reportRows(b, rows, cpuTime()-cpu0)
+}
+
+// BenchmarkChunksVectorDecoder: the adapter's vector decoder (vectors.go).
+func BenchmarkChunksVectorDecoder(b *testing.B) {
+	benchChunks(b, func(b *testing.B, res *bindings.Result) (chunkDecoder, func()) {
+		plan, sc := planResult(b, res)
+		return func(chunk bindings.DataChunk) (arrow.RecordBatch, error) {
+			return decodeChunk(memory.DefaultAllocator, sc, plan, chunk)
+		}, func() {}
+	})
+}
+
+// BenchmarkChunksVectorDecoderMalloc: the same with C memory
+// (mallocator), which the garbage collector does not see.
+func BenchmarkChunksVectorDecoderMalloc(b *testing.B) {
+	mem := mallocator.NewMallocator()
+	benchChunks(b, func(b *testing.B, res *bindings.Result) (chunkDecoder, func()) {
+		plan, sc := planResult(b, res)
+		return func(chunk bindings.DataChunk) (arrow.RecordBatch, error) {
+			return decodeChunk(mem, sc, plan, chunk)
+		}, func() {}
+	})
+}
+
+// BenchmarkChunksFetchOnly: the engine's work alone (chunks fetched and
+// dropped), the floor under both decoders.
+func BenchmarkChunksFetchOnly(b *testing.B) {
+	benchChunks(b, func(b *testing.B, res *bindings.Result) (chunkDecoder, func()) {
+		return func(chunk bindings.DataChunk) (arrow.RecordBatch, error) {
+			n := int64(bindings.DataChunkGetSize(chunk))
+			return array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, n), nil
+		}, func() {}
+	})
+}
+
+// BenchmarkReadParquetDuckDB: read_parquet through the adapter.
 func BenchmarkReadParquetDuckDB(b *testing.B) {
 	pq, _ := benchFiles(b)
 	benchSource(b, func() (source.Source, error) {
@@ -145,12 +236,24 @@ func BenchmarkReadTableDuckDB(b *testing.B) {
 	benchSource(b, func() (source.Source, error) { return Open(context.Background(), Options{Path: db, Table: "b"}) })
 }
 
+// BenchmarkReadTableDuckDBMalloc: the same with C memory for the batches
+// (Options.Allocator = mallocator), which the garbage collector does not
+// see; compare with BenchmarkReadTableDuckDB for the collector's share.
+func BenchmarkReadTableDuckDBMalloc(b *testing.B) {
+	_, db := benchFiles(b)
+	mem := mallocator.NewMallocator()
+	benchSource(b, func() (source.Source, error) {
+		return Open(context.Background(), Options{Path: db, Table: "b", Allocator: mem})
+	})
+}
+
 // BenchmarkHashAllDuckDB: DuckDB hashing every row itself, the comparison
 // target for pipewhy scan (hash(*) does not bind in DuckDB 1.5, so the
 // columns are listed).
 func BenchmarkHashAllDuckDB(b *testing.B) {
 	pq, _ := benchFiles(b)
 	var rows int64
+	cpu0 := cpuTime()
 	for b.Loop() {
 		src, err := Open(context.Background(), Options{Query: "SELECT sum(hash(id, qty, price, name, \"at\"))::VARCHAR AS h FROM read_parquet(" + quoteLiteral(pq) + ")"})
 		if err != nil {
@@ -161,5 +264,5 @@ func BenchmarkHashAllDuckDB(b *testing.B) {
 		}
 		rows += benchRows
 	}
-	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+	reportRows(b, rows, cpuTime()-cpu0)
 }

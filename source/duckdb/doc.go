@@ -1,8 +1,9 @@
 // Package duckdb reads DuckDB tables and queries as a source.Source: a
 // table or view of a database file, a query over a database file, or a
 // query over an in-memory database, typically reading Parquet or CSV files
-// (read_parquet('dir/*.parquet'), read_csv(...)). Batches arrive through
-// DuckDB's Arrow export, column by column, without per-value conversion.
+// (read_parquet('dir/*.parquet'), read_csv(...)). Each data chunk of the
+// engine is decoded into Arrow arrays straight from DuckDB's vectors,
+// fixed-width columns by bulk copy.
 //
 // It follows the contract of package source (C2 PW-03.04, PW-03.09,
 // PW-03.10; C5 PW-07.01): no implicit exclusion, widening or coercion;
@@ -10,14 +11,21 @@
 //
 // # Build
 //
-// The adapter needs cgo and the build tag duckdb_arrow (DuckDB's Arrow
-// interface in github.com/duckdb/duckdb-go-bindings is compiled only with
-// it). It links DuckDB's prebuilt static library (about 130 MB of archives
-// for linux-amd64; the parquet, json, icu and core_functions extensions
-// are linked in, nothing is downloaded at run time). Without the tag the
-// package still compiles: Available is false and Open fails with
-// source.CodeUnsupported, so the rest of the module builds and tests
+// The adapter is compiled into every cgo build (the default where a C
+// compiler is found); no build tag and nothing to install. It links
+// DuckDB's prebuilt static library from github.com/duckdb/duckdb-go-bindings
+// (about 130 MB of archives for linux-amd64; the parquet, json, icu and
+// core_functions extensions are linked in, nothing is downloaded at run
+// time). It reads the engine's data chunks through the C API's vector
+// functions (vectors.go), not through DuckDB's Arrow export, which the
+// bindings compile only with the build tag duckdb_arrow. With
+// CGO_ENABLED=0 the package still compiles: Available is false and Open
+// fails with source.CodeUnsupported, so the rest of the module builds
 // without DuckDB.
+//
+// The build tag duckdb_arrow adds tests only: they decode the same chunks
+// through DuckDB's Arrow export as well and require identical arrays,
+// floats bit for bit (go test -tags duckdb_arrow ./source/duckdb/).
 //
 // # Addresses
 //
@@ -65,9 +73,10 @@
 //
 // # Type mapping
 //
-// What DuckDB's Arrow export yields with the settings above, and what the
-// adapter does with it (source.MetaSourceType is the DuckDB spelling in
-// the first column; MetaSourceWidth is set for fixed-width numbers):
+// The Arrow type each DuckDB type is read as, which is also what DuckDB's
+// Arrow export yields with the settings above (source.MetaSourceType is
+// the DuckDB spelling in the first column; MetaSourceWidth is set for
+// fixed-width numbers):
 //
 //	BOOLEAN                       bool
 //	TINYINT SMALLINT INTEGER BIGINT        int8 int16 int32 int64
@@ -90,23 +99,25 @@
 // VARCHAR), CAST(h AS DECIMAL(38,0)), CAST(d AS TIMESTAMP)), which records
 // the conversion in the query text and so in the namespace. Note that
 // sum() of integers is HUGEINT in DuckDB. The adapter also checks that
-// each supported column arrives exactly as the table says (no Arrow
-// extension type), so a change of DuckDB's export fails Open instead of
-// changing values. With arrow_lossless_conversion=true DuckDB would export
-// BOOLEAN as int8 with an arrow.bool8 extension, which is why it is off.
+// the executed query has exactly the columns and DuckDB types the prepared
+// one declared, so a column it has no decoding for fails Open instead of
+// changing values. The decoder copies each type's storage: integers,
+// floats and timestamps bit for bit, BOOLEAN bytes into a bitmap, DECIMAL
+// (stored as int16, int32, int64 or hugeint by precision) sign-extended to
+// 128 bits, VARCHAR and BLOB bytes as stored.
 //
-// DuckDB's timestamps infinity and -infinity are exported as the int64
+// DuckDB's timestamps infinity and -infinity are stored as the int64
 // values MaxInt64 and -MaxInt64, which no finite DuckDB timestamp uses and
 // which Arrow would read as ordinary instants: a row holding one is not
 // returned but counted as a PW_SOURCE_TYPE failure (its row number and
 // column), so the coverage is PARTIAL.
 //
 // DuckDB keeps NaN payloads, the sign of -0.0 and infinities bit for bit
-// through read_parquet, table storage and the export (tested against
-// package source's Parquet reader). DuckDB validates UTF-8 itself: a
-// Parquet file with invalid text fails the query (PW_SOURCE_CORRUPT); the
-// adapter screens utf8 columns anyway and drops such rows as
-// PW_SOURCE_UTF8 failures, as package source does.
+// through read_parquet, table storage and the adapter (tested against
+// package source's Parquet reader and against DuckDB's Arrow export).
+// DuckDB validates UTF-8 itself: a Parquet file with invalid text fails the
+// query (PW_SOURCE_CORRUPT); the adapter screens utf8 columns anyway and
+// drops such rows as PW_SOURCE_UTF8 failures, as package source does.
 //
 // # Evidence
 //

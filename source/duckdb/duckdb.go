@@ -1,4 +1,4 @@
-//go:build duckdb_arrow
+//go:build cgo
 
 package duckdb
 
@@ -22,8 +22,7 @@ import (
 	"github.com/pipewhy/pipewhy/source"
 )
 
-// Available reports whether the adapter was compiled in (build tag
-// duckdb_arrow).
+// Available reports whether the adapter was compiled in (every cgo build).
 const Available = true
 
 // settings are fixed for every database this package opens, so that the
@@ -32,14 +31,16 @@ const Available = true
 var settings = [][2]string{
 	{"autoinstall_known_extensions", "false"}, // never download anything
 	{"autoload_known_extensions", "false"},
-	{"preserve_insertion_order", "true"},   // table scans in insertion order
-	{"arrow_large_buffer_size", "false"},   // VARCHAR -> utf8, BLOB -> binary
-	{"produce_arrow_string_view", "false"}, // not utf8_view
+	{"preserve_insertion_order", "true"}, // table scans in insertion order
+	// The adapter decodes the engine's vectors itself (vectors.go); these
+	// pin DuckDB's own Arrow export to the same types, so that the export
+	// (used by the duckdb_arrow cross-check tests) and any Arrow output of
+	// the engine agree with the adapter: VARCHAR -> utf8 and BLOB -> binary
+	// with int32 offsets, BOOLEAN -> bool (lossless mode would export an
+	// int8 with an arrow.bool8 extension).
+	{"arrow_large_buffer_size", "false"},
+	{"produce_arrow_string_view", "false"},
 	{"arrow_output_list_view", "false"},
-	// Lossless mode would export BOOLEAN as int8 with an arrow.bool8
-	// extension; the default mode exports bool. Types the default mode
-	// converts (HUGEINT to decimal128(38,0), UUID to utf8) are rejected by
-	// duckTypes instead.
 	{"arrow_lossless_conversion", "false"},
 }
 
@@ -47,8 +48,9 @@ var settings = [][2]string{
 var choices = []string{"schema=engine", "timezone=UTC"}
 
 // duckTypes are the supported DuckDB types and the exact Arrow type each is
-// exported as (DECIMAL: decimal128 of the same precision and scale). Every
-// other DuckDB type fails Open with CodeUnsupported, also when DuckDB could
+// read as (DECIMAL: decimal128 of the same precision and scale), which is
+// also the type DuckDB's Arrow export gives it under settings. Every other
+// DuckDB type fails Open with CodeUnsupported, also when DuckDB could
 // export it as a supported Arrow type: HUGEINT and UHUGEINT would become
 // decimal128(38,0) and UUID utf8, conversions the user must ask for with a
 // CAST.
@@ -74,7 +76,7 @@ var duckTypes = map[bindings.Type]arrow.DataType{
 	bindings.TypeTimestampTZ: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"},
 }
 
-// exportType is the Arrow type a supported DuckDB type must arrive as.
+// exportType is the Arrow type a supported DuckDB type is read as.
 func exportType(t typeInfo) (arrow.DataType, bool) {
 	dt, ok := duckTypes[t.id]
 	if t.id == bindings.TypeDecimal {
@@ -88,11 +90,10 @@ type duckSource struct {
 	db       bindings.Database
 	conn     bindings.Connection
 	res      *bindings.Result // the streaming result of the read
-	aopts    bindings.ArrowOptions
-	raw      *arrow.Schema // schema of the exported chunks
-	schema   *arrow.Schema // raw plus adapter metadata
-	check    []colCheck    // per column: what screen verifies
-	dbState  string        // version at open (file databases)
+	plan     []vecCol         // per column: how decodeChunk reads its vector
+	schema   *arrow.Schema    // the Arrow types plus adapter metadata
+	check    []colCheck       // per column: what screen verifies
+	dbState  string           // version at open (file databases)
 	ev       source.Evidence
 	t        source.Tracker
 	stop     error
@@ -249,50 +250,47 @@ func Open(ctx context.Context, opts Options) (_ source.Source, err error) {
 	if err := s.interruptible(ctx, func() error { return s.execStreaming(read) }); err != nil {
 		return nil, s.classify(ctx, op, err, source.CodeIO, true, "the query does not run")
 	}
-	s.aopts = bindings.ResultGetArrowOptions(s.res)
+	// The executed result must have the columns the prepared query
+	// declared, in order, with the same types.
 	cc := int(bindings.ColumnCount(s.res))
-	rnames := make([]string, cc)
-	rtypes := make([]bindings.LogicalType, cc)
-	for i := range cc {
-		rnames[i] = bindings.ColumnName(s.res, bindings.IdxT(i))
-		rtypes[i] = bindings.ColumnLogicalType(s.res, bindings.IdxT(i))
+	if cc != len(sel) {
+		return nil, fail(source.CodeIO, "the engine returned other columns than it declared", nil)
 	}
-	defer destroyTypes(rtypes)
-	raw, ed := bindings.NewArrowSchema(s.aopts, rtypes, rnames)
-	if e := errorData(ed); e != nil {
-		return nil, fail(source.CodeUnsupported, "the engine cannot export the result as Arrow", e)
-	}
-	s.raw = raw
-	fields := make([]arrow.Field, 0, raw.NumFields())
-	s.check = make([]colCheck, raw.NumFields())
+	fields := make([]arrow.Field, 0, cc)
+	s.plan = make([]vecCol, 0, cc)
+	s.check = make([]colCheck, cc)
 	j := 0
 	for i, n := range names {
 		if !keep[i] {
 			continue
 		}
-		if j >= raw.NumFields() || raw.Field(j).Name != n {
+		lt := bindings.ColumnLogicalType(s.res, bindings.IdxT(j))
+		rt := describeType(lt)
+		bindings.DestroyLogicalType(&lt)
+		// The alias (JSON) may differ after a projection; it does not
+		// change the storage the plan decodes.
+		rt.alias = types[i].alias
+		if bindings.ColumnName(s.res, bindings.IdxT(j)) != n || rt != types[i] {
 			return nil, fail(source.CodeIO, "the engine returned other columns than it declared", nil)
 		}
-		f := raw.Field(j)
 		spell := typeSpelling(types[i])
-		want, ok := exportType(types[i])
+		dt, ok := exportType(types[i])
+		var p vecCol
+		if ok {
+			p, ok = planColumn(types[i], dt)
+		}
 		if !ok {
 			return nil, fail(source.CodeUnsupported, fmt.Sprintf("column %q has DuckDB type %s, which is not supported; exclude it or CAST it in a query", n, spell), nil)
 		}
-		if _, named := source.TypeName(f.Type); !named || !arrow.TypeEqual(f.Type, want) || f.Metadata.FindKey("ARROW:extension:name") >= 0 {
-			return nil, fail(source.CodeUnsupported, fmt.Sprintf("column %q of DuckDB type %s is exported as Arrow %s, not %s", n, spell, f.Type, want), nil)
-		}
-		switch f.Type.ID() {
+		switch dt.ID() {
 		case arrow.STRING:
 			s.check[j] = checkUTF8
 		case arrow.TIMESTAMP:
 			s.check[j] = checkInfinity
 		}
-		fields = append(fields, withMeta(f, spell))
+		s.plan = append(s.plan, p)
+		fields = append(fields, withMeta(arrow.Field{Name: n, Type: dt, Nullable: true}, spell))
 		j++
-	}
-	if j != raw.NumFields() {
-		return nil, fail(source.CodeIO, "the engine returned other columns than it declared", nil)
 	}
 	s.schema = arrow.NewSchema(fields, nil)
 
@@ -366,14 +364,12 @@ func (s *duckSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			bindings.DestroyDataChunk(&chunk)
 			continue
 		}
-		rec, ed := bindings.DataChunkToArrowArray(s.aopts, s.raw, chunk)
+		rec, err := decodeChunk(s.o.Allocator, s.schema, s.plan, chunk)
 		bindings.DestroyDataChunk(&chunk)
-		if e := errorData(ed); e != nil {
-			return nil, s.fatal(&source.Error{Code: source.CodeIO, Op: op, Source: s.o.where(), Detail: "the engine could not export a chunk as Arrow", Err: e})
+		if err != nil {
+			return nil, s.fatal(&source.Error{Code: source.CodeIO, Op: op, Source: s.o.where(), Detail: "cannot convert a chunk to Arrow", Err: err})
 		}
-		out := array.NewRecordBatch(s.schema, rec.Columns(), rec.NumRows())
-		rec.Release()
-		out, err := s.screen(out)
+		out, err := s.screen(rec)
 		if err != nil {
 			return nil, s.fatal(err)
 		}
@@ -531,7 +527,6 @@ func (s *duckSource) Close() error {
 		bindings.DestroyResult(s.res)
 		s.res = nil
 	}
-	bindings.DestroyArrowOptions(&s.aopts)
 	bindings.Disconnect(&s.conn) // ends the read transaction
 	bindings.Close(&s.db)
 	return nil
@@ -555,34 +550,9 @@ func (s *duckSource) scalar(q string) (int64, error) {
 	if bindings.Query(s.conn, q, &res) == bindings.StateError {
 		return 0, engineError(bindings.ResultError(&res), bindings.ResultErrorType(&res))
 	}
-	opts := bindings.ResultGetArrowOptions(&res)
-	defer bindings.DestroyArrowOptions(&opts)
-	lt := []bindings.LogicalType{bindings.ColumnLogicalType(&res, 0)}
-	defer destroyTypes(lt)
-	sc, ed := bindings.NewArrowSchema(opts, lt, []string{"n"})
-	if e := errorData(ed); e != nil {
-		return 0, e
-	}
-	var sum int64
-	for {
-		chunk := bindings.FetchChunk(res)
-		if chunk.Ptr == nil {
-			break
-		}
-		rec, ed := bindings.DataChunkToArrowArray(opts, sc, chunk)
-		bindings.DestroyDataChunk(&chunk)
-		if e := errorData(ed); e != nil {
-			return 0, e
-		}
-		c, ok := rec.Column(0).(*array.Int64)
-		if !ok {
-			rec.Release()
-			return 0, errors.New("count is not BIGINT")
-		}
-		for i := 0; i < c.Len(); i++ {
-			sum += c.Value(i)
-		}
-		rec.Release()
+	sum, err := readCount(res)
+	if err != nil {
+		return 0, err
 	}
 	if msg := bindings.ResultError(&res); msg != "" {
 		return 0, engineError(msg, bindings.ResultErrorType(&res))
@@ -667,14 +637,6 @@ func engineError(msg string, t bindings.ErrorType) error {
 	return &EngineError{Type: int(t), Message: msg}
 }
 
-func errorData(ed bindings.ErrorData) error {
-	defer bindings.DestroyErrorData(&ed)
-	if ed.Ptr == nil || !bindings.ErrorDataHasError(ed) {
-		return nil
-	}
-	return engineError(bindings.ErrorDataMessage(ed), bindings.ErrorDataErrorType(ed))
-}
-
 // messageCode classifies an engine message. DuckDB's C API gives error
 // types only for some calls, so the category prefix and a few stable
 // phrases of the message decide; code is the fallback.
@@ -719,12 +681,6 @@ func (s *duckSource) classify(ctx context.Context, op string, err error, code so
 		}
 	}
 	return &source.Error{Code: code, Op: op, Source: s.o.where(), Detail: detail, Err: err}
-}
-
-func destroyTypes(ts []bindings.LogicalType) {
-	for i := range ts {
-		bindings.DestroyLogicalType(&ts[i])
-	}
 }
 
 // typeInfo is what the adapter keeps of a DuckDB logical type.

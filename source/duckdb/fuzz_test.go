@@ -1,4 +1,4 @@
-//go:build duckdb_arrow
+//go:build cgo
 
 package duckdb
 

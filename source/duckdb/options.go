@@ -53,9 +53,13 @@ type Options struct {
 	// MaxFailureDetails bounds the failures kept with detail (default 100;
 	// negative keeps none). All failures are counted.
 	MaxFailureDetails int
-	// Allocator for the Arrow memory of rebuilt batches (default
-	// memory.DefaultAllocator). Batches exported by DuckDB live in memory
-	// owned by the engine's export, released with the batch.
+	// Allocator for the Arrow memory of the batches (default
+	// memory.DefaultAllocator): every batch is decoded from the engine's
+	// vectors into buffers of this allocator, released with the batch. With
+	// Go memory the garbage collector does the freeing and costs CPU in
+	// proportion to the bytes read; a C allocator (arrow-go's
+	// memory/mallocator) avoids that, but then every batch must be
+	// released, and no value used after its batch was released.
 	Allocator memory.Allocator
 }
 

@@ -1,4 +1,4 @@
-//go:build !duckdb_arrow
+//go:build !cgo
 
 package duckdb
 
@@ -8,15 +8,15 @@ import (
 	"github.com/pipewhy/pipewhy/source"
 )
 
-// Available reports whether the adapter was compiled in (build tag
-// duckdb_arrow).
+// Available reports whether the adapter was compiled in (every cgo build).
 const Available = false
 
-// Open fails with source.CodeUnsupported: this binary was built without the
-// duckdb_arrow build tag, which DuckDB's Arrow interface requires.
+// Open fails with source.CodeUnsupported: this binary was built without
+// cgo (CGO_ENABLED=0), and the DuckDB engine is a C++ library linked
+// through cgo.
 func Open(ctx context.Context, opts Options) (source.Source, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	return nil, &source.Error{Code: source.CodeUnsupported, Op: "duckdb open", Source: opts.where(), Detail: "built without DuckDB support; rebuild with -tags duckdb_arrow"}
+	return nil, &source.Error{Code: source.CodeUnsupported, Op: "duckdb open", Source: opts.where(), Detail: "built without cgo (CGO_ENABLED=0), which DuckDB needs; rebuild with cgo enabled and a C compiler"}
 }
