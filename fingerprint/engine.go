@@ -69,6 +69,31 @@ type Options struct {
 	// Run's goroutine or a worker's), so that a producer can recycle its buffers. Whether or not it
 	// was called, the engine reads no batch after Run returns and retains none.
 	Release func(*normalize.RecordBatch)
+	// Origins asks for Result.Origins (record and value resolution only): for every
+	// record entry, which input record it came from.
+	Origins bool
+	// KeyWords asks for Result.KeyWords and Result.KeyOffsets (record and value resolution
+	// only): every entry's key record, the words its key digest was computed from, so
+	// that a caller need not keep the batches to know the keys.
+	KeyWords bool
+	// TrustedFrames skips the C2 payload-shape validation of each record: set it only
+	// for batches produced by normalize/columnar.Encoder or normalize.AppendRecord, whose
+	// words are valid C2 frames by construction (columnar's property tests compare it with
+	// the scalar encoder, which validates). What is skipped is only the check that each
+	// payload has the word count its type code's layout requires (text and bytes byte
+	// counts, decimal coefficient counts, timestamp zone-name lengths, fixed widths).
+	// Everything the engine itself relies on to read a record safely is still checked on
+	// every record, in the same single walk over its frames that digests it: the record
+	// slice lies inside the word pool; the header is [1, 2, field_count]; every field
+	// header and payload lies inside the record; field ids strictly increase and are in
+	// the schema; each type code is one the profile (v1 or extension) and the field's
+	// schema type admit; the key fields are present; the frames end exactly at the record
+	// end and their number is field_count. A malformed record is therefore still an error
+	// (CodeRecord, CodeSchemaMismatch or CodeKeyField), never a panic or an out-of-range
+	// read; only a frame whose payload shape is wrong but whose bounds are right is
+	// digested as it is instead of being refused. Results of valid records do not depend
+	// on it.
+	TrustedFrames bool
 }
 
 const (
@@ -138,12 +163,29 @@ func NewEngine(c Context, o Options) (*Engine, error) {
 // Records in the same order, each record's fields in ascending field id as entries of
 // ValueStride words [field_id, value_lo, value_hi]; the fields of record entry i are
 // entries ValueOffsets[i] up to ValueOffsets[i+1] (len(ValueOffsets) = records+1).
+//
+// Origins (Options.Origins, record and value resolution) holds one word per record
+// entry, in the order of Records: the ordinal of the input record the entry was
+// computed from, counting every record of every batch from 0 in the order Run consumed
+// them (batch order, then record order within a batch; Options.Offset does not take
+// part). Record j of the run's batch b has ordinal (records of batches 0..b-1) + j.
+// Origins is a permutation of 0..records-1. Entries whose four words are equal (equal
+// records without a declared key) may come in any order of their ordinals.
+//
+// KeyWords (Options.KeyWords, record and value resolution) holds, for the entries of
+// Records in the same order, each entry's key record: the record projected onto the key
+// fields, [1, 2, k, key frames in ascending field id] (the whole record when no key
+// field is declared), whose digest is the entry's key digest. Entry i's key record is
+// KeyWords[KeyOffsets[i]:KeyOffsets[i+1]] (len(KeyOffsets) = records+1, KeyOffsets[0] = 0).
 type Result struct {
 	State        State
 	Columns      []ColumnState // one per schema field, ascending field id; nil unless asked
 	Records      []uint64
 	Values       []uint64
 	ValueOffsets []uint64
+	Origins      []uint64
+	KeyWords     []uint64
+	KeyOffsets   []uint64
 }
 
 // ColumnState is the multiset state of one field's value digests over all records that
@@ -167,7 +209,8 @@ type batchRef struct {
 
 // Run consumes batches and returns the fingerprints of all their records. Every batch
 // must carry the context's profile identity (else CodeForeignContext) and pass C2
-// validation (CodeRecord) and the schema (CodeSchemaMismatch). In Ordered mode records
+// validation (CodeRecord; with Options.TrustedFrames all of it but payload shapes) and
+// the schema (CodeSchemaMismatch). In Ordered mode records
 // take global positions Options.Offset, Offset+1, ... in batch order and record order
 // within a batch. A batch is read by the workers after the iterator has yielded it, so the
 // producer must not modify it until Release reports it done (or Run returns). Run stops
@@ -420,6 +463,8 @@ type partial struct {
 	nrecs  int       // entries in blocks
 	recs   []entry   // after the run: all entries, sorted
 	voffs  []uint64  // value resolution: first value entry of each of recs, in append order
+	ords   blockList // Options.Origins: the run ordinal of each of recs, in append order
+	keys   keyStore  // Options.KeyWords: the key record of each of recs, in append order
 	vals   []uint64
 	keyBuf []uint64
 	keyAt  []int // frame start of each key field in the current record
@@ -446,6 +491,11 @@ func (p *partial) process(t task) error {
 	wantRecs := e.opt.Resolution >= RecordResolution
 	wantVals := e.opt.Resolution == ValueResolution
 	keys := e.keys
+	trusted := e.opt.TrustedFrames
+	maxTag := uint64(normalize.Timestamp) // the v1 type codes 0..9
+	if e.ctx.c.ext {
+		maxTag = uint64(normalize.Nested) // and the extension 1 codes 10..14
+	}
 	for i := t.lo; i < t.hi; i++ {
 		fail := func(code Code, msg string, err error) error { return recordErr(t.batch, i, code, msg, err) }
 		off, n := b.Offsets[i], b.Lengths[i]
@@ -453,15 +503,36 @@ func (p *partial) process(t task) error {
 			return fail(CodeRecord, "record slice leaves the word pool", nil)
 		}
 		rec := words[off : off+n : off+n]
-		if err := e.ctx.c.validateRecord(rec); err != nil {
-			return fail(CodeRecord, "", err)
+		if !trusted {
+			if err := e.ctx.c.validateRecord(rec); err != nil {
+				return fail(CodeRecord, "", err)
+			}
+		} else if len(rec) < 3 || rec[0] != normalize.WireVersion || rec[1] != normalize.RecordDomain {
+			return fail(CodeRecord, "record header is not [1, 2, field_count]", nil)
 		}
 		pos := t.pos + uint64(i-t.lo)
 		if wantVals {
 			p.voffs = append(p.voffs, uint64(len(p.vals)/ValueStride))
 		}
 		ki := 0
+		nf, prev := uint64(0), uint64(0)
 		for f := 3; f < len(rec); {
+			if trusted {
+				// The framing checks of validateRecord, minus payload shapes: after them
+				// every index below lies inside rec. (Untrusted records were validated
+				// whole above.)
+				if len(rec)-f < 3 || rec[f+2] > uint64(len(rec)-f-3) {
+					return fail(CodeRecord, "field frame runs past the record end", nil)
+				}
+				if nf > 0 && rec[f] <= prev {
+					return fail(CodeRecord, "field ids do not increase", nil)
+				}
+				if rec[f+1] > maxTag {
+					return fail(CodeRecord, "unknown type code", nil)
+				}
+				prev = rec[f]
+				nf++
+			}
 			id, tag, end := rec[f], rec[f+1], f+3+int(rec[f+2])
 			x := fields.index(id)
 			if x < 0 {
@@ -491,6 +562,9 @@ func (p *partial) process(t task) error {
 			}
 			f = end
 		}
+		if trusted && nf != rec[2] {
+			return fail(CodeRecord, "field count differs from the frames", nil)
+		}
 		if ki < len(keys) {
 			return fail(CodeKeyField, "record lacks key field "+uitoa(keys[ki]), nil)
 		}
@@ -499,7 +573,18 @@ func (p *partial) process(t task) error {
 		p.lanes[0] += d.Lo
 		p.lanes[1] += d.Hi
 		if wantRecs {
-			p.addEntry(entry{key: p.key(rec, d), rec: d, ref: uint64(p.index)<<refShift | uint64(p.nrecs)})
+			if e.opt.Origins {
+				p.ords.add(pos - e.opt.Offset)
+			}
+			k := p.key(rec, d)
+			if e.opt.KeyWords {
+				if len(keys) == 0 {
+					p.keys.add(rec)
+				} else {
+					p.keys.add(p.keyBuf) // p.key projected rec into it
+				}
+			}
+			p.addEntry(entry{key: k, rec: d, ref: uint64(p.index)<<refShift | uint64(p.nrecs)})
 		}
 	}
 	return nil
@@ -514,6 +599,70 @@ func (p *partial) addEntry(en entry) {
 	last := &p.blocks[len(p.blocks)-1]
 	*last = append(*last, en)
 	p.nrecs++
+}
+
+// blockList is an append-only list of words in fixed-size blocks: no regrowth copies
+// (and no transient double) however long it gets.
+type blockList struct {
+	blocks [][]uint64
+	n      int
+}
+
+func (l *blockList) add(x uint64) {
+	if l.n%blockEntries == 0 {
+		l.blocks = append(l.blocks, make([]uint64, 0, blockEntries))
+	}
+	last := &l.blocks[len(l.blocks)-1]
+	*last = append(*last, x)
+	l.n++
+}
+
+func (l *blockList) at(j uint64) uint64 { return l.blocks[j/blockEntries][j%blockEntries] }
+
+// keyStore keeps variable-length key records in chunks of keyChunk words, each key
+// whole inside one chunk; a key of bigKey words or more gets a chunk of its own. One
+// word per key locates it (one random read in the merge, not two):
+//
+//	chunk index << 32 | offset in the chunk << 16 | length   (length < bigKey)
+//	chunk index << 32 | bigKey                               (the whole chunk)
+type keyStore struct {
+	chunks [][]uint64
+	where  blockList
+	total  int // words in all keys
+}
+
+const (
+	keyChunk = 1 << 16 // offsets within a chunk fit 16 bits
+	bigKey   = 1<<16 - 1
+)
+
+func (s *keyStore) add(k []uint64) {
+	n := len(s.chunks)
+	if len(k) >= bigKey {
+		s.chunks = append(s.chunks, slices.Clip(slices.Clone(k))) // full: no later key shares it
+		s.where.add(uint64(n)<<32 | bigKey)
+		s.total += len(k)
+		return
+	}
+	if n == 0 || cap(s.chunks[n-1])-len(s.chunks[n-1]) < len(k) {
+		s.chunks = append(s.chunks, make([]uint64, 0, keyChunk))
+		n++
+	}
+	c := &s.chunks[n-1]
+	s.where.add(uint64(n-1)<<32 | uint64(len(*c))<<16 | uint64(len(k)))
+	*c = append(*c, k...)
+	s.total += len(k)
+}
+
+func (s *keyStore) at(j uint64) []uint64 {
+	w := s.where.at(j)
+	c := s.chunks[w>>32]
+	size := w & 0xffff
+	if size == bigKey {
+		return c
+	}
+	off := w >> 16 & 0xffff
+	return c[off : off+size]
 }
 
 // recordErr is the error of record i of batch bi.
@@ -582,6 +731,17 @@ func (e *Engine) merge(parts []*partial) *Result {
 		r.Values = make([]uint64, 0, nvals)
 		r.ValueOffsets = make([]uint64, 1, total+1)
 	}
+	if e.opt.Origins {
+		r.Origins = make([]uint64, 0, total)
+	}
+	if e.opt.KeyWords {
+		kw := 0
+		for _, p := range parts {
+			kw += p.keys.total
+		}
+		r.KeyWords = make([]uint64, 0, kw)
+		r.KeyOffsets = make([]uint64, 1, total+1)
+	}
 	// k-way merge of the per-worker sorted entries; k is small, so a linear scan of heads.
 	heads := make([]int, len(parts))
 	for range total {
@@ -594,11 +754,18 @@ func (e *Engine) merge(parts []*partial) *Result {
 		en := parts[best].recs[heads[best]]
 		heads[best]++
 		r.Records = append(r.Records, en.key.Lo, en.key.Hi, en.rec.Lo, en.rec.Hi)
+		p := parts[en.ref>>refShift]
+		j := en.ref & (1<<refShift - 1)
 		if wantVals {
-			p := parts[en.ref>>refShift]
-			j := en.ref & (1<<refShift - 1)
 			r.Values = append(r.Values, p.vals[p.voffs[j]*ValueStride:p.voffs[j+1]*ValueStride]...)
 			r.ValueOffsets = append(r.ValueOffsets, uint64(len(r.Values)/ValueStride))
+		}
+		if e.opt.Origins {
+			r.Origins = append(r.Origins, p.ords.at(j))
+		}
+		if e.opt.KeyWords {
+			r.KeyWords = append(r.KeyWords, p.keys.at(j)...)
+			r.KeyOffsets = append(r.KeyOffsets, uint64(len(r.KeyWords)))
 		}
 	}
 	return r

@@ -38,15 +38,32 @@
 //   - A source with records that fail to read (coverage PARTIAL) fails the scan unless
 //     Options.AllowPartial; the coverage recorded is the adapter's, unchanged.
 //   - Declared keys are unique, else DuplicateKeyError (code PW_SCAN_DUPLICATE_KEY).
-//   - The association of entries with records is recomputed (C3 key digest) and
-//     checked word for word against the engine's output, never assumed.
+//   - The association of entries with records is the engine's own
+//     (fingerprint.Result.Origins: the input record each entry was digested from), not
+//     recomputed; it is checked to be a permutation of the records, and at value
+//     resolution every value entry is checked against its record's field ids.
 //   - Messages never contain cell values; DuplicateKeyError.Examples does, for the
 //     caller to show or not.
 //
+// # Pipeline
+//
+// One goroutine reads the source (sources are not safe for concurrent use); Workers
+// goroutines (GOMAXPROCS when 0), each with its own columnar.Encoder, C2-encode the
+// Arrow batches; the fingerprint engine's dispatch loop takes the encoded batches back
+// in source order and hands chunks to as many digesting workers (pipeline.go). So the
+// engine sees the batches in the order of a serial read, results do not depend on
+// Workers, the first error in source order is the one reported (an encoding error
+// names its source row), Progress is called from one goroutine in row order, every
+// Arrow batch is released exactly once, and no goroutine outlives Observe. The engine
+// runs with fingerprint.Options.TrustedFrames: the batches come from columnar.Encoder,
+// whose output equals the validating scalar encoder's.
+//
 // # Memory
 //
-// Dataset resolution streams: a few Arrow batches and their C2 words at a time (the
-// engine hands each batch back and its buffers are reused). Record and
-// value resolution keep every batch's C2 words until the snapshot is built (the
+// Dataset resolution streams: a few Arrow batches and their C2 words at a time (at
+// most 2×Workers batches between the source and the engine, plus the engine's queue;
+// the engine hands each batch back and its buffers are reused). Record
+// resolution keeps every entry's key words (from the engine, the batches are recycled);
+// value resolution keeps every batch's C2 words until the snapshot is built (the
 // snapshot store is memory-resident too).
 package scan

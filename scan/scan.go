@@ -1,17 +1,13 @@
 package scan
 
 import (
-	"cmp"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
-	"iter"
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -248,9 +244,11 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 	if err != nil {
 		return nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "context", Err: err}
 	}
-	keep := res != snapshot.ResolutionDataset
-	// At dataset resolution the engine hands every batch back when it is done with it,
-	// and its buffers are reused for a later batch: memory stays at a few batches.
+	// Only value resolution keeps the batches (the value table holds every payload); at
+	// record resolution the engine returns the key words itself. Otherwise the engine
+	// hands every batch back when it is done with it, and its buffers are reused for a
+	// later batch: memory stays at a few batches.
+	keep := res == snapshot.ResolutionValue
 	var pool sync.Pool
 	release := func(b *normalize.RecordBatch) {
 		b.Words, b.Offsets, b.Lengths = b.Words[:0], b.Offsets[:0], b.Lengths[:0]
@@ -259,8 +257,13 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 	if keep {
 		release = nil
 	}
+	// The batches come from columnar.Encoder only (TrustedFrames). At record and value
+	// resolution the engine returns each entry's key words, and at value resolution which
+	// record each entry came from (Origins), so buildRecords needs neither a second key
+	// projection and digest nor a second sort.
 	eng, err := fingerprint.NewEngine(fctx, fingerprint.Options{Workers: o.Workers, Resolution: fres,
-		Columns: true, KeyFields: keyIDs, Release: release})
+		Columns: true, KeyFields: keyIDs, Release: release, TrustedFrames: true, Origins: keep,
+		KeyWords: res != snapshot.ResolutionDataset})
 	if err != nil {
 		return nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine", Err: err}
 	}
@@ -269,57 +272,48 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 	for i, id := range asg.IDs {
 		cols[i] = columnar.Column{Index: i, Field: normalize.FieldID(id), Treatment: columnar.Encode}
 	}
-	enc, err := columnar.NewEncoder(src.Schema(), cols, o.Profile)
-	if err != nil {
-		return nil, &Error{Code: CodeEncode, Op: "open", Msg: "C2 column encoder", Err: err}
+	// One encoder per encoding goroutine (an Encoder is not safe for concurrent use), as
+	// many as the engine has workers.
+	encoders := o.Workers
+	if encoders <= 0 {
+		encoders = runtime.GOMAXPROCS(0)
+	}
+	encs := make([]*columnar.Encoder, encoders)
+	for i := range encs {
+		if encs[i], err = columnar.NewEncoder(src.Schema(), cols, o.Profile); err != nil {
+			return nil, &Error{Code: CodeEncode, Op: "open", Msg: "C2 column encoder", Err: err}
+		}
 	}
 	var kept []*normalize.RecordBatch
-	var readErr error
-	var rows uint64
 	profileID := o.Profile.ID()
-	batches := iter.Seq2[*normalize.RecordBatch, error](func(yield func(*normalize.RecordBatch, error) bool) {
-		for {
-			rec, err := src.Next(ctx)
-			if errors.Is(err, io.EOF) {
-				return
+	pl := &pipeline{src: src, encs: encs,
+		get: func() *normalize.RecordBatch {
+			if b, _ := pool.Get().(*normalize.RecordBatch); b != nil {
+				return b
 			}
-			if err != nil {
-				readErr = &Error{Code: CodeSource, Op: "read", Msg: "reading stopped", Err: err}
-				yield(nil, readErr)
-				return
-			}
-			b, _ := pool.Get().(*normalize.RecordBatch)
-			if b == nil {
-				b = &normalize.RecordBatch{ProfileID: profileID}
-			}
-			err = enc.Append(b, rec)
-			first := rows + 1
-			rows += uint64(rec.NumRows())
-			rec.Release()
-			if err != nil {
-				readErr = encodeError(err, first)
-				yield(nil, err)
-				return
-			}
-			if keep {
-				kept = append(kept, b)
-			}
-			if o.Progress != nil {
-				cov := src.Evidence().Coverage
-				o.Progress(Progress{Rows: rows, Expected: cov.Expected, ExpectedKnown: cov.ExpectedKnown})
-			}
-			if !yield(b, nil) {
-				return
-			}
+			return &normalize.RecordBatch{ProfileID: profileID}
+		},
+		put: func(b *normalize.RecordBatch) {
+			b.Words, b.Offsets, b.Lengths = b.Words[:0], b.Offsets[:0], b.Lengths[:0]
+			pool.Put(b)
+		},
+	}
+	if keep {
+		pl.kept = func(b *normalize.RecordBatch) { kept = append(kept, b) }
+	}
+	if o.Progress != nil {
+		pl.prog = func(rows uint64, cov expects) {
+			o.Progress(Progress{Rows: rows, Expected: cov.n, ExpectedKnown: cov.known})
 		}
-	})
-	fr, err := eng.Run(ctx, batches)
+	}
+	fr, err := eng.Run(ctx, pl.batches(ctx))
 	if err != nil {
-		if readErr != nil {
-			return nil, readErr
+		if pl.err != nil {
+			return nil, pl.err
 		}
 		return nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine run", Err: err}
 	}
+	// The pipeline's goroutines have all returned: the source is read here only.
 	ev := src.Evidence()
 	cov := ev.Coverage
 	if err := cov.Check(); err != nil {
@@ -371,8 +365,8 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 	if err := buildTables(sc, fr, uint64(finished.UnixNano())); err != nil {
 		return nil, err
 	}
-	if keep {
-		if err := buildRecords(sc, fr, kept, keyIDs, res == snapshot.ResolutionValue); err != nil {
+	if res != snapshot.ResolutionDataset {
+		if err := buildRecords(sc, fr, kept, keyIDs, keep); err != nil {
 			return nil, err
 		}
 	}
@@ -529,64 +523,33 @@ func buildTables(sc *repo.Scan, fr *fingerprint.Result, observedAt uint64) error
 }
 
 // buildRecords stores the engine's sorted (key digest, record digest) entries and,
-// beside each entry, the key-projected C2 record; at value resolution also the value
-// digests and the C1 value table in the same order. The engine does not say which
-// input record each entry came from, so the key digests are recomputed here
-// (C3: key digest = H(context key ‖ key record words, little-endian)) and sorted; the
-// result is checked entry by entry against the engine's, so a divergence is an
-// internal error, never a silently wrong association. Keys must be unique when
-// declared (DuplicateKeyError).
+// beside each entry, its key record as the engine projected and digested it
+// (fingerprint.Result.KeyWords); at value resolution also the value digests and the C1
+// value table in the same order, whose payloads come from kept (the batches in the
+// order the engine read them) through the engine's Origins. Nothing is recomputed or
+// sorted again: Origins is checked to be a permutation of the records, and each value
+// entry against its record's frames. Keys must be unique when declared
+// (DuplicateKeyError).
 func buildRecords(sc *repo.Scan, fr *fingerprint.Result, kept []*normalize.RecordBatch, keyIDs []uint64, values bool) error {
 	n := len(fr.Records) / fingerprint.RecordStride
-	// One pass projects every record's key into keyPool (input order) and digests it.
-	type row struct {
-		k      fingerprint.Digest
-		b, i   int
-		ko, kl int // key words: keyPool[ko : ko+kl]
+	if len(fr.KeyOffsets) != n+1 || fr.KeyOffsets[n] != uint64(len(fr.KeyWords)) {
+		return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "key words differ from the engine's entries"}
 	}
-	rows := make([]row, 0, n)
-	alg := sc.Context.Algorithm()
-	key := sc.Context.Key()
-	msg := make([]byte, 0, 256)
-	var keyPool []uint64
-	for bi, b := range kept {
-		for i := 0; i < b.Len(); i++ {
-			ko := len(keyPool)
-			keyPool = projectKey(keyPool, b.Record(i), keyIDs)
-			msg = append(msg[:0], key[:]...)
-			msg = appendWordsLE(msg, keyPool[ko:])
-			rows = append(rows, row{k: alg.Sum(msg), b: bi, i: i, ko: ko, kl: len(keyPool) - ko})
-		}
-	}
-	keyOf := func(r row) []uint64 { return keyPool[r.ko : r.ko+r.kl] }
-	if len(rows) != n {
-		return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "record count differs from the engine's"}
-	}
-	slices.SortFunc(rows, func(x, y row) int {
-		if c := cmp.Compare(x.k.Lo, y.k.Lo); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.k.Hi, y.k.Hi); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.b, y.b); c != 0 { // deterministic order of equal keys
-			return c
-		}
-		return cmp.Compare(x.i, y.i)
-	})
-	// Duplicate keys (declared keys only: without a key, equal keys are equal records).
+	keyOf := func(e int) []uint64 { return fr.KeyWords[fr.KeyOffsets[e]:fr.KeyOffsets[e+1]] }
+	// Duplicate keys (declared keys only: without a key, equal keys are equal records),
+	// from the sorted key digests.
 	if len(keyIDs) > 0 {
 		dup := &DuplicateKeyError{}
 		for i := 0; i < n; {
 			j := i + 1
-			for j < n && rows[j].k == rows[i].k {
+			for j < n && fr.Records[j*4] == fr.Records[i*4] && fr.Records[j*4+1] == fr.Records[i*4+1] {
 				j++
 			}
 			if j-i > 1 {
 				dup.Keys++
 				dup.Records += j - i
 				if len(dup.Examples) < 10 {
-					dup.Examples = append(dup.Examples, repo.FormatRecord(keyOf(rows[i]), fieldNamer(&sc.Descriptor)))
+					dup.Examples = append(dup.Examples, repo.FormatRecord(keyOf(i), fieldNamer(&sc.Descriptor)))
 				}
 			}
 			i = j
@@ -595,20 +558,28 @@ func buildRecords(sc *repo.Scan, fr *fingerprint.Result, kept []*normalize.Recor
 			return dup
 		}
 	}
-	// Within equal keys (only without a declared key, where the records are equal
-	// too) any order matches the engine's.
-	sc.Records = fr.Records
-	sc.KeyWords = make([]uint64, 0, len(keyPool))
-	sc.KeyOffsets = make([]uint64, 1, n+1)
-	for e, r := range rows {
-		if fr.Records[e*4] != r.k.Lo || fr.Records[e*4+1] != r.k.Hi {
-			return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "recomputed key digests disagree with the engine's"}
-		}
-		sc.KeyWords = append(sc.KeyWords, keyOf(r)...)
-		sc.KeyOffsets = append(sc.KeyOffsets, uint64(len(sc.KeyWords)))
-	}
+	sc.Records, sc.KeyWords, sc.KeyOffsets = fr.Records, fr.KeyWords, fr.KeyOffsets
 	if !values {
 		return nil
+	}
+	// starts[b] is the ordinal of batch b's first record; starts[len(kept)] the count.
+	starts := make([]uint64, len(kept)+1)
+	for b, kb := range kept {
+		starts[b+1] = starts[b] + uint64(kb.Len())
+	}
+	if starts[len(kept)] != uint64(n) || len(fr.Origins) != n {
+		return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "record count differs from the engine's"}
+	}
+	seen := make([]uint64, (n+63)/64)
+	for _, o := range fr.Origins {
+		if o >= uint64(n) || seen[o/64]&(1<<(o%64)) != 0 {
+			return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "engine record origins are not a permutation"}
+		}
+		seen[o/64] |= 1 << (o % 64)
+	}
+	recordOf := func(e int) []uint64 {
+		b, i := locate(starts, fr.Origins[e])
+		return kept[b].Record(i)
 	}
 	sc.Values, sc.ValueOffsets = fr.Values, fr.ValueOffsets
 	art := map[uint64]uint64{}
@@ -620,17 +591,12 @@ func buildRecords(sc *repo.Scan, fr *fingerprint.Result, kept []*normalize.Recor
 		ValueID: make([]uint64, 0, m), ArtifactID: make([]uint64, 0, m), FieldID: make([]uint64, 0, m),
 		TypeID: make([]uint8, 0, m), PayloadOffset: make([]uint64, 0, m), PayloadLength: make([]uint64, 0, m),
 	}
-	total := 0
-	for _, b := range kept {
-		for i := 0; i < b.Len(); i++ {
-			total += len(b.Record(i)) - 3 // frames; payloads are a part of them
-		}
-	}
-	vt.PayloadWords = make([]uint64, 0, total)
+	// Frames, less the three header words of every record; payloads are a part of them.
+	vt.PayloadWords = make([]uint64, 0, wordsOf(kept)-3*uint64(n))
 	valid := make([]bool, 0, m)
-	for e, r := range rows {
-		// Walk the record's frames (validated by the engine) beside its value entries.
-		rec := kept[r.b].Record(r.i)
+	for e := range n {
+		// Walk the record's frames (bounds checked by the engine) beside its value entries.
+		rec := recordOf(e)
 		lo, hi := fr.ValueOffsets[e], fr.ValueOffsets[e+1]
 		if hi-lo != rec[2] {
 			return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "value entries differ from the record's fields"}
@@ -660,6 +626,35 @@ func buildRecords(sc *repo.Scan, fr *fingerprint.Result, kept []*normalize.Recor
 	return nil
 }
 
+// locate returns the batch and index within it of the record with ordinal o, given
+// starts (ascending, starts[b] = ordinal of batch b's first record, o < the last
+// element): the last batch b with starts[b] <= o, so that empty batches are skipped.
+// A binary search over one word per batch: it stays in the L1 cache, where a table by
+// ordinal would miss it for every entry.
+func locate(starts []uint64, o uint64) (int, int) {
+	lo, hi := 0, len(starts)-1 // the answer lies in [lo, hi)
+	for hi-lo > 1 {
+		mid := int(uint(lo+hi) >> 1)
+		if starts[mid] <= o {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo, int(o - starts[lo])
+}
+
+// wordsOf returns the words of all records of bs.
+func wordsOf(bs []*normalize.RecordBatch) uint64 {
+	t := uint64(0)
+	for _, b := range bs {
+		for _, l := range b.Lengths {
+			t += l
+		}
+	}
+	return t
+}
+
 func fieldNamer(d *repo.Descriptor) func(uint64) string {
 	return func(id uint64) string {
 		for _, f := range d.Fields {
@@ -669,31 +664,4 @@ func fieldNamer(d *repo.Descriptor) func(uint64) string {
 		}
 		return "#" + strconv.FormatUint(id, 10)
 	}
-}
-
-// projectKey appends to dst the record projected onto the key fields
-// [1, 2, k, key frames in ascending id order] (the whole record when keyIDs is
-// empty). rec has passed C2 validation (the engine validated it).
-func projectKey(dst []uint64, rec []uint64, keyIDs []uint64) []uint64 {
-	if len(keyIDs) == 0 {
-		return append(dst, rec...)
-	}
-	dst = append(dst, normalize.WireVersion, normalize.RecordDomain, uint64(len(keyIDs)))
-	n, pos, k := rec[2], 3, 0
-	for f := uint64(0); f < n && k < len(keyIDs); f++ {
-		l := 3 + int(rec[pos+2])
-		if rec[pos] == keyIDs[k] {
-			dst = append(dst, rec[pos:pos+l]...)
-			k++
-		}
-		pos += l
-	}
-	return dst
-}
-
-func appendWordsLE(dst []byte, w []uint64) []byte {
-	for _, x := range w {
-		dst = binary.LittleEndian.AppendUint64(dst, x)
-	}
-	return dst
 }

@@ -348,3 +348,23 @@ func TestRedactAddress(t *testing.T) {
 		}
 	}
 }
+
+// projectKey appends to dst the record projected onto the key fields
+// [1, 2, k, key frames in ascending id order] (the whole record when keyIDs is
+// empty). rec must be a valid C2 record. The test reference of the key records the engine returns.
+func projectKey(dst []uint64, rec []uint64, keyIDs []uint64) []uint64 {
+	if len(keyIDs) == 0 {
+		return append(dst, rec...)
+	}
+	dst = append(dst, normalize.WireVersion, normalize.RecordDomain, uint64(len(keyIDs)))
+	n, pos, k := rec[2], 3, 0
+	for f := uint64(0); f < n && k < len(keyIDs); f++ {
+		l := 3 + int(rec[pos+2])
+		if rec[pos] == keyIDs[k] {
+			dst = append(dst, rec[pos:pos+l]...)
+			k++
+		}
+		pos += l
+	}
+	return dst
+}

@@ -96,8 +96,14 @@ func (b *fileBase) screen(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 		var valid func(i int) bool
 		switch c := c.(type) {
 		case *array.String:
+			if c.Len() == 0 || allValidUTF8(c.ValueBytes(), c.ValueOffsets()) {
+				continue // one bulk pass; value by value only when it fails
+			}
 			valid = func(i int) bool { return utf8.ValidString(c.Value(i)) }
 		case *array.LargeString:
+			if c.Len() == 0 || allValidUTF8(c.ValueBytes(), c.ValueOffsets()) {
+				continue
+			}
 			valid = func(i int) bool { return utf8.ValidString(c.Value(i)) }
 		default:
 			continue

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -640,4 +641,34 @@ func newBatch(rb *array.RecordBuilder, rows int) arrow.RecordBatch {
 		return array.NewRecordBatch(rb.Schema(), nil, int64(rows))
 	}
 	return rb.NewRecordBatch()
+}
+
+// allValidUTF8 reports whether every value of a string column is valid UTF-8, given the
+// column's value bytes (data[0] is the first value's first byte) and its offsets
+// (len(offsets) = values+1, offsets[i]-offsets[0] the start of value i in data), in one
+// bulk pass: utf8.Valid over data, and for every value boundary inside data a check that
+// it falls on a rune start. A valid UTF-8 buffer splits uniquely into runes and a
+// non-continuation byte always begins one, so every value is then a whole number of
+// runes, valid on its own; a value that is invalid on its own makes one of the two
+// checks fail. False is conservative: it may also come from bytes under null slots, or
+// from offsets that are not those of data (callers then check value by value, as
+// without it).
+func allValidUTF8[O int32 | int64](data []byte, offsets []O) bool {
+	if len(offsets) == 0 {
+		return true
+	}
+	base := int64(offsets[0])
+	if int64(offsets[len(offsets)-1])-base != int64(len(data)) || !utf8.Valid(data) {
+		return false
+	}
+	for i := 1; i < len(offsets)-1; i++ {
+		at := int64(offsets[i]) - base
+		if at < 0 || at > int64(len(data)) {
+			return false
+		}
+		if at < int64(len(data)) && !utf8.RuneStart(data[at]) {
+			return false
+		}
+	}
+	return true
 }
