@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -150,10 +151,42 @@ func benchRead(b *testing.B, name string, opts Options) {
 	}
 }
 
-func BenchmarkReadCSV(b *testing.B) { benchRead(b, "b.csv", Options{Columns: benchColumns}) }
-func BenchmarkReadCSVText(b *testing.B) {
-	benchRead(b, "b.csv", Options{})
+func BenchmarkReadCSV(b *testing.B)     { benchReadCPU(b, "b.csv", Options{Columns: benchColumns}) }
+func BenchmarkReadCSVText(b *testing.B) { benchReadCPU(b, "b.csv", Options{}) }
+
+// benchReadCPU is benchRead plus the process CPU time (user+sys, all
+// goroutines and the GC) per read and rows per CPU-second, the steadier
+// figures on a shared machine. The data is generated before the clock starts.
+func benchReadCPU(b *testing.B, name string, opts Options) {
+	benchData(b)
+	cpu := processCPUSeconds()
+	benchRead(b, name, opts)
+	if d := processCPUSeconds() - cpu; d > 0 {
+		b.ReportMetric(d/float64(b.N), "cpu-s/op")
+		b.ReportMetric(float64(benchRows)*float64(b.N)/d, "rows/cpu-s")
+	}
 }
+
+// BenchmarkReadCSVScanShape reads the row shape of bench/gen and
+// bench/csvscan.sh (id int64, qty int64, price float64, name 12-char text,
+// at timestamp(us)) with that schema: the timestamp column is where the
+// per-cell cost of a CSV adapter shows.
+func BenchmarkReadCSVScanShape(b *testing.B) {
+	dir := benchData(b)
+	p := filepath.Join(dir, "shape.csv")
+	if _, err := os.Stat(p); err != nil {
+		var csv strings.Builder
+		csv.WriteString("id,qty,price,name,at\n")
+		for i := 0; i < benchRows; i++ {
+			at := time.UnixMicro(1_790_000_000_000_000 + int64(i)*1_000_003).UTC()
+			fmt.Fprintf(&csv, "%d,%d,%s,%012x,%s\n", i, (i*7919)%100000, strconv.FormatFloat(float64(i%100000)/4, 'f', -1, 64),
+				(i*2654435761)&0xffffffffffff, at.Format("2006-01-02T15:04:05.999999"))
+		}
+		writeFile(b, dir, "shape.csv", []byte(csv.String()))
+	}
+	benchReadCPU(b, "shape.csv", Options{Columns: []Column{{"id", "int64"}, {"qty", "int64"}, {"price", "float64"}, {"name", "text"}, {"at", "timestamp(us)"}}})
+}
+
 func BenchmarkReadJSONL(b *testing.B)       { benchRead(b, "b.jsonl", Options{Columns: benchColumns}) }
 func BenchmarkReadParquet(b *testing.B)     { benchRead(b, "b.parquet", Options{}) }
 func BenchmarkReadArrowFile(b *testing.B)   { benchRead(b, "b.arrow", Options{}) }

@@ -1,8 +1,6 @@
 package source
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -15,55 +13,16 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
-// lineLimitReader fails when one physical line exceeds max bytes, or when
-// more than max bytes (plus one read-ahead buffer) pass without a complete
-// record, so that neither a file without newlines nor an unterminated quote
-// can make encoding/csv buffer the whole file.
-type lineLimitReader struct {
-	r      io.Reader
-	max    int
-	cur    int // bytes in the current physical line
-	record int // bytes since the last reset (the last complete record)
-}
-
-const csvReadAhead = 1 << 16
-
-func (l *lineLimitReader) reset() { l.record = 0 }
-
+// errLineLimit stops a read at a record longer than Options.MaxLineBytes
+// (see csvParser).
 var errLineLimit = errors.New("line longer than MaxLineBytes")
-
-func (l *lineLimitReader) Read(p []byte) (int, error) {
-	n, err := l.r.Read(p)
-	l.record += n
-	if l.record > l.max+csvReadAhead {
-		return 0, errLineLimit
-	}
-	for i := 0; i < n; {
-		j := bytes.IndexByte(p[i:n], '\n')
-		if j < 0 {
-			l.cur += n - i
-			break
-		}
-		l.cur += j
-		if l.cur > l.max {
-			return 0, errLineLimit
-		}
-		l.cur = 0
-		i += j + 1
-	}
-	if l.cur > l.max {
-		return 0, errLineLimit
-	}
-	return n, err
-}
 
 type csvSource struct {
 	a       Address
 	opts    Options
 	f       *os.File
 	before  fileState
-	r       *csv.Reader
-	lim     *lineLimitReader
+	p       *csvParser
 	header  []string
 	cols    []csvCol // one per header column
 	schema  *arrow.Schema
@@ -78,24 +37,22 @@ type csvCol struct {
 	keep bool
 	out  int // index in the output schema
 	typ  colType
+	b    array.Builder // s.rb.Field(out)
+	// The builder again, typed, for the common column types (nil otherwise):
+	// appends without an interface dispatch and type switch per cell.
+	i64 *array.Int64Builder
+	f64 *array.Float64Builder
+	str *array.StringBuilder
+	ts  *array.TimestampBuilder
 }
 
-// newCSVReader positions a csv.Reader at the start of f, skipping a UTF-8
+// newCSVReader positions a csvParser at the start of f, skipping a UTF-8
 // byte order mark.
-func newCSVReader(f *os.File, maxLine int) (*csv.Reader, *lineLimitReader, bool, error) {
+func newCSVReader(f *os.File, maxLine int) (*csvParser, bool, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, nil, false, err
+		return nil, false, err
 	}
-	lim := &lineLimitReader{r: f, max: maxLine}
-	br := bufio.NewReaderSize(lim, csvReadAhead)
-	bom := false
-	if b, err := br.Peek(3); err == nil && bytes.Equal(b, []byte{0xEF, 0xBB, 0xBF}) {
-		br.Discard(3)
-		bom = true
-	}
-	r := csv.NewReader(br)
-	r.ReuseRecord = true
-	return r, lim, bom, nil
+	return newCSVParser(f, maxLine, min(csvBufSize, maxLine)+1)
 }
 
 func openCSV(ctx context.Context, a Address, opts Options) (_ Source, err error) {
@@ -110,18 +67,21 @@ func openCSV(ctx context.Context, a Address, opts Options) (_ Source, err error)
 			f.Close()
 		}
 	}()
-	r, lim, bom, err := newCSVReader(f, opts.MaxLineBytes)
+	r, bom, err := newCSVReader(f, opts.MaxLineBytes)
 	if err != nil {
 		return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "seek failed", Err: err}
 	}
-	header, err := r.Read()
+	hrec, _, err := r.read()
 	if err == io.EOF {
 		return nil, &Error{Code: CodeSchema, Op: op, Source: a.String(), Detail: "empty file: a header line is required"}
 	}
 	if err != nil {
 		return nil, csvFatal(op, a, err)
 	}
-	header = append([]string(nil), header...)
+	header := make([]string, len(hrec))
+	for i, h := range hrec {
+		header[i] = string(h)
+	}
 	seen := map[string]bool{}
 	for i, h := range header {
 		if !utf8.ValidString(h) {
@@ -169,10 +129,10 @@ func openCSV(ctx context.Context, a Address, opts Options) (_ Source, err error)
 		for i := range s.cols {
 			s.cols[i].typ = types[i]
 		}
-		if r, lim, _, err = newCSVReader(f, opts.MaxLineBytes); err != nil {
+		if r, _, err = newCSVReader(f, opts.MaxLineBytes); err != nil {
 			return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "seek failed", Err: err}
 		}
-		if _, err := r.Read(); err != nil {
+		if _, _, err := r.read(); err != nil {
 			return nil, csvFatal(op, a, err)
 		}
 	default:
@@ -190,9 +150,26 @@ func openCSV(ctx context.Context, a Address, opts Options) (_ Source, err error)
 		dt := s.cols[i].typ.arrowType()
 		fields = append(fields, arrow.Field{Name: h, Type: dt, Nullable: opts.Null != nil, Metadata: fieldMeta(s.cols[i].typ.spell, dt)})
 	}
-	s.r, s.lim = r, lim
+	s.p = r
 	s.schema = arrow.NewSchema(fields, nil)
 	s.rb = array.NewRecordBuilder(opts.Allocator, s.schema)
+	for i := range s.cols {
+		col := &s.cols[i]
+		if !col.keep {
+			continue
+		}
+		col.b = s.rb.Field(col.out)
+		switch b := col.b.(type) {
+		case *array.Int64Builder:
+			col.i64 = b
+		case *array.Float64Builder:
+			col.f64 = b
+		case *array.StringBuilder:
+			col.str = b
+		case *array.TimestampBuilder:
+			col.ts = b
+		}
+	}
 	s.cells = make([]cell, len(header))
 	choices := []string{mode, nullChoice(opts.Null), "header=required", "delimiter=,"}
 	if bom {
@@ -219,12 +196,12 @@ func csvFatal(op string, a Address, err error) error {
 // column without any non-null cell is text.
 // Malformed records are ignored here; the reading pass counts them.
 func inferCSV(ctx context.Context, a Address, f *os.File, opts Options, n int, keep []bool) ([]colType, error) {
-	r, lim, _, err := newCSVReader(f, opts.MaxLineBytes)
+	r, _, err := newCSVReader(f, opts.MaxLineBytes)
 	if err != nil {
 		return nil, &Error{Code: CodeIO, Op: "csv infer", Source: a.String(), Detail: "seek failed", Err: err}
 	}
-	r.FieldsPerRecord = n
-	if _, err := r.Read(); err != nil {
+	r.fieldsPerRecord = n
+	if _, _, err := r.read(); err != nil {
 		return nil, csvFatal("csv infer", a, err)
 	}
 	cands := []colType{}
@@ -239,8 +216,7 @@ func inferCSV(ctx context.Context, a Address, f *os.File, opts Options, n int, k
 		if rows%4096 == 0 && ctx.Err() != nil {
 			return nil, &Error{Code: CodeIncomplete, Op: "csv infer", Source: a.String(), Err: ctx.Err()}
 		}
-		rec, err := r.Read()
-		lim.reset()
+		rec, _, err := r.read()
 		if err == io.EOF {
 			break
 		}
@@ -252,12 +228,12 @@ func inferCSV(ctx context.Context, a Address, f *os.File, opts Options, n int, k
 			return nil, csvFatal("csv infer", a, err)
 		}
 		for i, v := range rec {
-			if !keep[i] || (opts.Null != nil && v == *opts.Null) || !utf8.ValidString(v) {
+			if !keep[i] || (opts.Null != nil && string(v) == *opts.Null) || !utf8.Valid(v) {
 				continue
 			}
 			seen[i] = true
 			for state[i] < len(cands)-1 {
-				if code, _ := cands[state[i]].parseText(v, &scratch); code == "" {
+				if code, _ := cands[state[i]].parseCell(v, &scratch); code == "" {
 					break
 				}
 				state[i]++
@@ -287,10 +263,16 @@ func (s *csvSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		s.stopErr = &Error{Code: CodeIncomplete, Op: "csv next", Source: s.a.String(), Detail: "cancelled", Err: err}
 		return nil, s.stopErr
 	}
+	// Room for a whole batch up front: no regrowth of the value buffers while
+	// appending (the string data buffers still grow with their contents).
+	for i := range s.cols {
+		if s.cols[i].keep {
+			s.cols[i].b.Reserve(min(s.opts.BatchSize, csvReserveRows))
+		}
+	}
 	rows := 0
 	for rows < s.opts.BatchSize {
-		rec, err := s.r.Read()
-		s.lim.reset()
+		rec, line, err := s.p.read()
 		if err == io.EOF {
 			s.finish()
 			break
@@ -310,7 +292,7 @@ func (s *csvSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			s.stopErr = csvFatal("csv next", s.a, err)
 			break
 		}
-		if s.parseRecord(rec) {
+		if s.parseRecord(rec, line) {
 			rows++
 			s.t.Returned++
 		}
@@ -325,34 +307,64 @@ func (s *csvSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 }
 
 // parseRecord stages every cell and appends the record only if all parse.
-func (s *csvSource) parseRecord(rec []string) bool {
-	line, _ := s.r.FieldPos(0)
+// The cells alias the parser's buffer: they are appended (copied) before the
+// next read.
+func (s *csvSource) parseRecord(rec [][]byte, line int) bool {
 	for i, v := range rec {
 		col := &s.cols[i]
 		if !col.keep {
 			continue
 		}
 		c := &s.cells[i]
-		*c = cell{}
-		if !utf8.ValidString(v) {
+		// Only null needs resetting: parseCell sets the field of the column's
+		// kind, which is the only one appendCSVCell reads.
+		c.null = false
+		if !utf8.Valid(v) {
 			s.t.Fail(Failure{Code: CodeUTF8, Line: uint64(line), Column: s.header[i], Detail: "cell is not valid UTF-8"}, true)
 			return false
 		}
-		if s.opts.Null != nil && v == *s.opts.Null {
+		if s.opts.Null != nil && string(v) == *s.opts.Null {
 			c.null = true
 			continue
 		}
-		if code, detail := col.typ.parseText(v, c); code != "" {
+		if col.str != nil {
+			continue // text: appended from rec itself, nothing to stage
+		}
+		if code, detail := col.typ.parseCell(v, c); code != "" {
 			s.t.Fail(Failure{Code: code, Line: uint64(line), Column: s.header[i], Detail: detail}, true)
 			return false
 		}
 	}
 	for i := range rec {
 		if col := &s.cols[i]; col.keep {
-			col.typ.appendCell(s.rb.Field(col.out), &s.cells[i])
+			appendCSVCell(col, &s.cells[i], rec[i])
 		}
 	}
 	return true
+}
+
+// csvReserveRows bounds the rows reserved per batch, so that a large
+// BatchSize over a small file does not allocate for rows that never come.
+const csvReserveRows = 1 << 14
+
+// appendCSVCell is colType.appendCell through the column's typed builder
+// when it has one; a text cell is appended from its bytes v (valid UTF-8,
+// checked by parseRecord), so that staging stores no pointer per cell.
+func appendCSVCell(col *csvCol, c *cell, v []byte) {
+	switch {
+	case c.null:
+		col.b.AppendNull()
+	case col.i64 != nil:
+		col.i64.Append(c.i)
+	case col.f64 != nil:
+		col.f64.Append(c.f)
+	case col.str != nil:
+		col.str.BinaryBuilder.Append(v)
+	case col.ts != nil:
+		col.ts.Append(arrow.Timestamp(c.i))
+	default:
+		col.typ.appendCell(col.b, c)
+	}
 }
 
 func (s *csvSource) finish() {

@@ -2,6 +2,8 @@ package source
 
 import (
 	"context"
+	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -347,5 +349,161 @@ func TestCSVUnterminatedQuoteIsBounded(t *testing.T) {
 	}
 	if c := src.Evidence().Coverage; c.Status != StatusUnavailable || c.Failures[0].Code != CodeLimit {
 		t.Fatalf("coverage %+v", c)
+	}
+}
+
+// TestCSVAcrossReadBuffers reads a file several times the parser's read
+// buffer whose records have quoted fields with escaped quotes, commas, LF and
+// CRLF line breaks, empty lines between records and a record that is
+// malformed, and compares every value and failure with encoding/csv's
+// reading of the same bytes (the reference the adapter's CSV rules follow).
+func TestCSVAcrossReadBuffers(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("k,v\r\n")
+	for i := 0; b.Len() < 3*csvBufSize; i++ {
+		switch i % 7 {
+		case 0:
+			fmt.Fprintf(&b, "%d,plain %d\n", i, i)
+		case 1:
+			fmt.Fprintf(&b, "%d,\"quoted, \"\"%d\"\"\"\r\n", i, i)
+		case 2:
+			fmt.Fprintf(&b, "\"%d\",\"two\nlines\r\nthree %d\"\n", i, i)
+		case 3:
+			fmt.Fprintf(&b, "\n%d,%s\n", i, strings.Repeat("x", i%500))
+		case 4:
+			fmt.Fprintf(&b, "%d,bad\"quote\n", i)
+		default:
+			fmt.Fprintf(&b, "%d,\"\"\n", i)
+		}
+	}
+	data := b.String()
+	p := writeFile(t, t.TempDir(), "big.csv", []byte(data))
+	_, cols, ev := openRead(t, p, Options{BatchSize: 1000})
+	r := csv.NewReader(strings.NewReader(data))
+	if _, err := r.Read(); err != nil {
+		t.Fatal(err)
+	}
+	var keys, vals []string
+	var bad []uint64
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if pe := (*csv.ParseError)(nil); errors.As(err, &pe) {
+			bad = append(bad, uint64(pe.StartLine))
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys, vals = append(keys, rec[0]), append(vals, rec[1])
+	}
+	k, v := cols[0].(*array.String), cols[1].(*array.String)
+	if k.Len() != len(keys) {
+		t.Fatalf("%d rows, encoding/csv %d", k.Len(), len(keys))
+	}
+	for i := range keys {
+		if k.Value(i) != keys[i] || v.Value(i) != vals[i] {
+			t.Fatalf("row %d = %q,%q; encoding/csv %q,%q", i, k.Value(i), v.Value(i), keys[i], vals[i])
+		}
+	}
+	if len(bad) == 0 || uint64(len(bad)) != ev.Coverage.FailedRecords {
+		t.Fatalf("%d failures, encoding/csv %d", ev.Coverage.FailedRecords, len(bad))
+	}
+	for i, f := range ev.Coverage.Failures {
+		if f.Code != CodeCSVRow || f.Line != bad[i] {
+			t.Fatalf("failure %d = %+v, want line %d", i, f, bad[i])
+		}
+	}
+}
+
+// TestCSVLimitAfterGoodRecords: the records before an overlong one are
+// returned, then the read stops with PW_SOURCE_LIMIT; nothing after it is
+// read. A record of several lines counts all of them.
+func TestCSVLimitAfterGoodRecords(t *testing.T) {
+	for _, tc := range []struct {
+		name, data string
+	}{
+		{"long line", "a\n1\n2\n" + strings.Repeat("x", 51) + "\n3\n"},
+		{"long multi-line record", "a\n1\n2\n\"" + strings.Repeat("x\n", 30) + "\"\n3\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeFile(t, t.TempDir(), "l.csv", []byte(tc.data))
+			src, err := Open(context.Background(), p, Options{MaxLineBytes: 50})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			rec, err := src.Next(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.NumRows() != 2 {
+				t.Fatalf("%d rows before the limit, want 2", rec.NumRows())
+			}
+			rec.Release()
+			if _, err := src.Next(context.Background()); CodeOf(err) != CodeLimit {
+				t.Fatalf("error %v, want %s", err, CodeLimit)
+			}
+			c := src.Evidence().Coverage
+			if c.Returned != 2 || c.ExpectedKnown || c.Status != StatusPartial {
+				t.Fatalf("coverage %+v", c)
+			}
+		})
+	}
+}
+
+// TestCSVTypedCellsMatchParseText reads typed cells through the adapter
+// (the byte fast paths) and requires the values parseText gives for the same
+// text.
+func TestCSVTypedCellsMatchParseText(t *testing.T) {
+	cols := []Column{{"i", "int64"}, {"i8", "int8"}, {"f", "float64"}, {"ts", "timestamp(us)"}, {"tz", "timestamp(ns,UTC)"}}
+	rows := [][]string{
+		{"-9223372036854775808", "-128", "1e-7", "2026-09-21T14:13:20.000003", "2026-09-21T14:13:20Z"},
+		{"123456789012345678", "127", "-0", "0001-01-01 00:00:00", "1970-01-01T00:00:00.000000001Z"},
+		{"+42", "0", "494241.58", "2024-02-29T23:59:59.9", "2026-01-01T01:00:00+01:00"},
+	}
+	var b strings.Builder
+	b.WriteString("i,i8,f,ts,tz\n")
+	for _, r := range rows {
+		b.WriteString(strings.Join(r, ",") + "\n")
+	}
+	p := writeFile(t, t.TempDir(), "t.csv", []byte(b.String()))
+	_, got, ev := openRead(t, p, Options{Columns: cols})
+	if ev.Coverage.Status != StatusComplete {
+		t.Fatalf("coverage %+v", ev.Coverage)
+	}
+	for r, row := range rows {
+		for c, text := range row {
+			ct, _ := parseType(cols[c].Type)
+			var want cell
+			if code, _ := ct.parseText(text, &want); code != "" {
+				t.Fatalf("parseText rejects %q", text)
+			}
+			switch a := got[c].(type) {
+			case *array.Int64:
+				if a.Value(r) != want.i {
+					t.Errorf("%s row %d: %v, want %v", cols[c].Name, r, a.Value(r), want.i)
+				}
+			case *array.Int8:
+				if int64(a.Value(r)) != want.i {
+					t.Errorf("%s row %d: %v, want %v", cols[c].Name, r, a.Value(r), want.i)
+				}
+			case *array.Float64:
+				if math.Float64bits(a.Value(r)) != math.Float64bits(want.f) {
+					t.Errorf("%s row %d: %v, want %v", cols[c].Name, r, a.Value(r), want.f)
+				}
+			case *array.Timestamp:
+				if int64(a.Value(r)) != want.i {
+					t.Errorf("%s row %d: %v, want %v", cols[c].Name, r, a.Value(r), want.i)
+				}
+			}
+		}
+	}
+	// One value worked by hand: 2026-09-21T14:13:20 is 1_790_000_000 s
+	// (bench/gen's base instant), plus 3 us.
+	if v := got[3].(*array.Timestamp).Value(0); v != 1_790_000_000_000_003 {
+		t.Fatalf("ts = %d", v)
 	}
 }

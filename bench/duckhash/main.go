@@ -8,19 +8,31 @@
 //	duckhash hash    FILE.parquet      DuckDB: SELECT count(*), sum(hash(id,qty,price,name,"at")) over the file
 //	duckhash mkview  FILE.parquet DB   writes DB, a DuckDB database with view v = SELECT * FROM read_parquet(FILE)
 //	duckhash drain   READER FILE.parquet
-//	                                   the reader alone, every batch read and released. READER:
+//	                                   the reader alone: every value read and added to a checksum
+//	                                   (bench/pqgo.Sum, the same work for every reader), printed as
+//	                                   check=...; the readers must agree on it. TOUCH=0: batches or
+//	                                   pages are read and released untouched (check= then only counts
+//	                                   rows; parquet-go-arrow and parquet-go-rows always touch).
+//	                                   READER:
 //	                                   duckdb       source/duckdb, read_parquet through DuckDB's Arrow export
 //	                                   pqarrow      package source's Parquet adapter (pqarrow, one goroutine)
 //	                                   pqarrow-raw  pqarrow directly, same settings, without the adapter's checks
 //	                                   pqarrow-par  pqarrow directly with ArrowReadProperties.Parallel (columns in parallel)
 //	                                   pqarrow-rg   pqarrow directly, GOMAXPROCS goroutines on disjoint row groups
+//	                                   parquet-go       github.com/parquet-go/parquet-go's page API (pages, typed values), one goroutine
+//	                                   parquet-go-rg    the same, GOMAXPROCS goroutines on disjoint row groups
+//	                                   parquet-go-arrow parquet-go's pages built into one Arrow record per row group,
+//	                                                    then touched as the pqarrow records are (what an adapter would add)
+//	                                   parquet-go-arrow-rg  the same, GOMAXPROCS goroutines on disjoint row groups
+//	                                   parquet-go-rows  parquet-go's GenericReader, row by row into structs
 //	duckhash observe ADDR PROF [RES [KEY]]
 //	                                   scan.Observe of a source address (no publish) at resolution RES
 //	                                   (default dataset; KEY a key column) with a CPU profile to PROF;
 //	                                   $BATCH sets the source's batch size (rows)
 //
 // Each mode prints one line: the mode, rows, wall seconds, process CPU seconds
-// (user+sys from getrusage) and, for hash, DuckDB's sum as text. DuckDB runs
+// (user+sys from getrusage) and, for hash, DuckDB's sum as text; for drain, the
+// reader and its checksum (check=, equal for every reader of one file). DuckDB runs
 // with its default thread count (one per core), as pipewhy does with GOMAXPROCS.
 package main
 
@@ -45,6 +57,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	bindings "github.com/duckdb/duckdb-go-bindings"
 
+	"github.com/pipewhy/pipewhy/bench/pqgo"
 	"github.com/pipewhy/pipewhy/normalize"
 	"github.com/pipewhy/pipewhy/scan"
 	"github.com/pipewhy/pipewhy/snapshot"
@@ -64,6 +77,8 @@ func main() {
 	switch os.Args[1] {
 	case "hash":
 		rows, extra, err = hash(os.Args[2])
+	case "hash-csv": // bench/duckhash/csv.go
+		rows, extra, err = hashCSV(os.Args[2])
 	case "mkview":
 		if len(os.Args) != 4 {
 			err = errors.New("mkview FILE DB")
@@ -75,7 +90,8 @@ func main() {
 			err = errors.New("drain READER FILE")
 			break
 		}
-		rows, err = drain(os.Args[2], os.Args[3])
+		rows, extra, err = drain(os.Args[2], os.Args[3])
+		extra = "reader=" + os.Args[2] + " " + extra
 	case "observe":
 		if len(os.Args) < 4 || len(os.Args) > 6 {
 			err = errors.New("observe ADDR PROF [RES [KEY]]")
@@ -243,7 +259,11 @@ func mkview(file, db string) error {
 	return err
 }
 
-func drain(reader, file string) (int64, error) {
+// touch is false when $TOUCH is 0: drain then reads and releases without
+// reading the values.
+func touch() bool { return os.Getenv("TOUCH") != "0" }
+
+func drain(reader, file string) (int64, string, error) {
 	ctx := context.Background()
 	var src source.Source
 	var err error
@@ -251,38 +271,69 @@ func drain(reader, file string) (int64, error) {
 	case "duckdb":
 		abs, aerr := filepath.Abs(file)
 		if aerr != nil {
-			return 0, aerr
+			return 0, "", aerr
 		}
 		src, err = duckdb.Open(ctx, duckdb.Options{Path: duckdb.Memory, Query: "SELECT * FROM read_parquet(" + quote(abs) + ")"})
 	case "pqarrow":
 		src, err = source.Open(ctx, file, source.Options{})
 	case "pqarrow-raw", "pqarrow-par", "pqarrow-rg":
-		return drainRaw(ctx, reader, file)
+		sum, err := drainRaw(ctx, reader, file)
+		return sum.Rows, sum.String(), err
+	case "parquet-go", "parquet-go-rg":
+		workers := 1
+		if reader == "parquet-go-rg" {
+			workers = runtime.GOMAXPROCS(0)
+		}
+		var sum pqgo.Sum
+		if touch() {
+			sum, err = pqgo.Drain(file, workers)
+		} else {
+			sum, err = pqgo.DrainUntouched(file, workers)
+		}
+		return sum.Rows, sum.String(), err
+	case "parquet-go-arrow", "parquet-go-arrow-rg":
+		workers := 1
+		if reader == "parquet-go-arrow-rg" {
+			workers = runtime.GOMAXPROCS(0)
+		}
+		sum, err := pqgo.DrainArrow(file, workers)
+		return sum.Rows, sum.String(), err
+	case "parquet-go-rows":
+		sum, err := pqgo.DrainRows(file)
+		return sum.Rows, sum.String(), err
 	default:
-		return 0, fmt.Errorf("unknown reader %q", reader)
+		return 0, "", fmt.Errorf("unknown reader %q", reader)
 	}
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	defer src.Close()
-	var n int64
+	var sum pqgo.Sum
+	t := touch()
 	for {
 		rec, err := src.Next(ctx)
 		if errors.Is(err, io.EOF) {
-			return n, nil
+			return sum.Rows, sum.String(), nil
 		}
 		if err != nil {
-			return n, err
+			return sum.Rows, "", err
 		}
-		n += rec.NumRows()
+		if t {
+			err = sum.AddRecord(rec)
+		} else {
+			sum.Rows += rec.NumRows()
+		}
 		rec.Release()
+		if err != nil {
+			return sum.Rows, "", err
+		}
 	}
 }
 
 // drainRaw reads file with pqarrow directly, in batches of 16384 rows (the adapter's
 // default): one reader, one reader decoding columns in parallel, or one reader per
 // goroutine over disjoint row groups.
-func drainRaw(ctx context.Context, mode, file string) (int64, error) {
+func drainRaw(ctx context.Context, mode, file string) (pqgo.Sum, error) {
 	open := func(parallel bool) (*pqarrow.FileReader, *os.File, error) {
 		f, err := os.Open(file)
 		if err != nil {
@@ -300,25 +351,32 @@ func drainRaw(ctx context.Context, mode, file string) (int64, error) {
 		}
 		return fr, f, nil
 	}
-	read := func(parallel bool, groups []int) (int64, error) {
+	t := touch()
+	read := func(parallel bool, groups []int) (pqgo.Sum, error) {
+		var sum pqgo.Sum
 		fr, f, err := open(parallel)
 		if err != nil {
-			return 0, err
+			return sum, err
 		}
 		defer f.Close()
 		rr, err := fr.GetRecordReader(ctx, nil, groups)
 		if err != nil {
-			return 0, err
+			return sum, err
 		}
 		defer rr.Release()
-		var n int64
 		for rr.Next() {
-			n += rr.RecordBatch().NumRows()
+			if !t {
+				sum.Rows += rr.RecordBatch().NumRows()
+				continue
+			}
+			if err := sum.AddRecord(rr.RecordBatch()); err != nil {
+				return sum, err
+			}
 		}
 		if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
-			return n, err
+			return sum, err
 		}
-		return n, nil
+		return sum, nil
 	}
 	switch mode {
 	case "pqarrow-raw":
@@ -328,12 +386,12 @@ func drainRaw(ctx context.Context, mode, file string) (int64, error) {
 	}
 	fr, f, err := open(false)
 	if err != nil {
-		return 0, err
+		return pqgo.Sum{}, err
 	}
 	groups := fr.ParquetReader().NumRowGroups()
 	f.Close()
 	workers := runtime.GOMAXPROCS(0)
-	counts := make([]int64, workers)
+	sums := make([]pqgo.Sum, workers)
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -344,17 +402,19 @@ func drainRaw(ctx context.Context, mode, file string) (int64, error) {
 		if len(mine) == 0 {
 			continue
 		}
-		wg.Go(func() { counts[w], errs[w] = read(false, mine) })
+		wg.Go(func() { sums[w], errs[w] = read(false, mine) })
 	}
 	wg.Wait()
-	var n int64
+	var total pqgo.Sum
 	for w := range workers {
 		if errs[w] != nil {
-			return n, errs[w]
+			return total, errs[w]
 		}
-		n += counts[w]
+		if err := total.Merge(sums[w]); err != nil {
+			return total, err
+		}
 	}
-	return n, nil
+	return total, nil
 }
 
 // batchSize is $BATCH (rows per source batch; 0 or unset: the adapter's default).

@@ -1,0 +1,216 @@
+package source
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// parseCell is parseText for a CSV cell held as bytes of the parser's
+// buffer: the same values, the same codes and details, without turning every
+// cell into a heap string. Text cells alias b (c.tb), which the caller
+// appends before the buffer moves on; the other kinds either parse b in
+// place or pass a copy to parseText.
+func (t *colType) parseCell(b []byte, c *cell) (Code, string) {
+	switch t.kind {
+	case kText:
+		c.tb = b
+		if b == nil {
+			c.tb = []byte{}
+		}
+		return "", ""
+	case kBool:
+		switch string(b) {
+		case "true":
+			c.b = true
+		case "false":
+			c.b = false
+		default:
+			return CodeType, "not a bool (true or false)"
+		}
+		return "", ""
+	case kInt:
+		v, ok, syntax := smallInt(b)
+		if !ok {
+			// Many digits (or not an integer at all): strconv decides, on a
+			// copy that does not escape (no heap allocation up to 32 bytes).
+			s := string(b)
+			if !plainInteger(s) {
+				return CodeType, "not a base-10 " + t.spell
+			}
+			x, err := strconv.ParseInt(s, 10, t.bits)
+			if err != nil {
+				return CodeType, "out of range for " + t.spell
+			}
+			c.i = x
+			return "", ""
+		}
+		if syntax {
+			return CodeType, "not a base-10 " + t.spell
+		}
+		if t.bits < 64 && (v < -1<<(t.bits-1) || v > 1<<(t.bits-1)-1) {
+			return CodeType, "out of range for " + t.spell
+		}
+		c.i = v
+		return "", ""
+	case kUint:
+		s := string(b)
+		if !plainInteger(s) || s[0] == '-' || s[0] == '+' {
+			return CodeType, "not a base-10 " + t.spell
+		}
+		v, err := strconv.ParseUint(s, 10, t.bits)
+		if err != nil {
+			return CodeType, "out of range for " + t.spell
+		}
+		c.u = v
+		return "", ""
+	case kFloat:
+		s := string(b)
+		if !floatLiteral(s) {
+			return CodeType, "not a decimal " + t.spell + " literal"
+		}
+		v, err := strconv.ParseFloat(s, t.bits)
+		if err != nil {
+			return CodeType, "out of range for " + t.spell
+		}
+		c.f = v
+		return "", ""
+	case kTimestamp:
+		if v, ok := t.fastTimestamp(b); ok {
+			c.i = v
+			return "", ""
+		}
+		return t.parseTimestamp(string(b), c)
+	}
+	// Hex, base64, decimal: rarer, parsed from a string copy.
+	return t.parseText(string(b), c)
+}
+
+// smallInt parses an optional sign and 1 to 18 ASCII digits, which always
+// fit an int64. ok is false for a longer or empty digit string (the caller
+// falls back to strconv); syntax is true when a non-digit follows the sign.
+func smallInt(b []byte) (v int64, ok, syntax bool) {
+	neg := false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg = b[0] == '-'
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false, false
+	}
+	for _, ch := range b {
+		if ch < '0' || ch > '9' {
+			return 0, true, true
+		}
+		v = v*10 + int64(ch-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, true, false
+}
+
+// fastTimestamp parses the common exact forms "YYYY-MM-DDTHH:MM:SS" (or a
+// space for T) with an optional '.' and 1 to 9 fraction digits, followed by
+// "Z" exactly when the column has a zone, into the column's unit. ok is
+// false for anything else (other offsets, out-of-range fields, a fraction
+// finer than the unit, overflow): parseTimestamp then decides, so results
+// and errors are the same as time.Parse's (FuzzCSVTimestamp checks it).
+func (t *colType) fastTimestamp(b []byte) (int64, bool) {
+	if t.loc != nil {
+		if len(b) == 0 || b[len(b)-1] != 'Z' {
+			return 0, false
+		}
+		b = b[:len(b)-1]
+	}
+	if len(b) < 19 || len(b) == 20 || len(b) > 29 || (b[10] != 'T' && b[10] != ' ') ||
+		b[4] != '-' || b[7] != '-' || b[13] != ':' || b[16] != ':' {
+		return 0, false
+	}
+	for _, i := range [...]int{0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18} {
+		if b[i]-'0' > 9 {
+			return 0, false
+		}
+	}
+	d2 := func(i int) int64 { return int64(b[i]-'0')*10 + int64(b[i+1]-'0') }
+	y := d2(0)*100 + d2(2)
+	mo, d, h, mi, s := d2(5), d2(8), d2(11), d2(14), d2(17)
+	if mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || s > 59 {
+		return 0, false
+	}
+	ns := int64(0)
+	if len(b) > 19 {
+		if b[19] != '.' {
+			return 0, false
+		}
+		n := 0
+		for _, ch := range b[20:] {
+			if ch-'0' > 9 {
+				return 0, false
+			}
+			ns = ns*10 + int64(ch-'0')
+			n++
+		}
+		for ; n < 9; n++ {
+			ns *= 10
+		}
+	}
+	var per int64
+	switch t.unit {
+	case arrow.Second:
+		per = 1e9
+	case arrow.Millisecond:
+		per = 1e6
+	case arrow.Microsecond:
+		per = 1e3
+	default:
+		per = 1
+	}
+	if ns%per != 0 {
+		return 0, false
+	}
+	sec := daysFromCivil(y, mo, d)*86400 + h*3600 + mi*60 + s
+	mul := int64(1e9) / per
+	if sec > math.MaxInt64/mul || sec < math.MinInt64/mul {
+		return 0, false
+	}
+	v := sec * mul
+	add := ns / per
+	if add > 0 && v > math.MaxInt64-add {
+		return 0, false
+	}
+	return v + add, true
+}
+
+// daysInMonth is the length of month m (1..12) of the proleptic Gregorian
+// year y.
+func daysInMonth(y, m int64) int64 {
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// daysFromCivil is the number of days from 1970-01-01 to y-m-d in the
+// proleptic Gregorian calendar (H. Hinnant's days_from_civil).
+func daysFromCivil(y, m, d int64) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 && y%400 != 0 {
+		era--
+	}
+	yoe := y - era*400
+	mp := (m + 9) % 12 // March = 0
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468
+}
