@@ -49,9 +49,18 @@
 // schema conformance, the batch's profile identity) and produces a Result: the dataset
 // State, optional per-field column states, and at record resolution the (key digest,
 // record digest) entries sorted by their words, at value resolution also every
-// record's value digests. Results do not depend on worker count, chunk size, batch
-// boundaries or (in Multiset mode) record order. The engine retains no batch after
-// reading it; Options.Release hands each batch back to its producer.
+// record's value digests. On request it also returns, in the entries' order, each
+// entry's input ordinal (Options.Origins) and key record (Options.KeyWords), so that a
+// caller pairs entries with its own rows without digesting or sorting again. Results do
+// not depend on worker count, chunk size, batch boundaries or (in Multiset mode) record
+// order. The engine retains no batch after reading it; Options.Release hands each batch
+// back to its producer.
+//
+// Options.TrustedFrames is for producers whose words are C2 by construction (the
+// columnar encoder, property-tested against the scalar encoder): it skips only the
+// payload-shape checks of each frame. Bounds, headers, field order, schema membership,
+// admitted type codes and key presence are still checked, so a malformed record is an
+// error, never a panic or an out-of-range read (tested and fuzzed).
 //
 // # Claims
 //
