@@ -50,6 +50,6 @@ var xxhSecret = [xxhSecretSize]byte{
 // 241 to 1024 bytes (longMinWords ≤ len(words) ≤ longMaxWords). The caller checks
 // longKernel and the length; the host is little-endian (amd64).
 func hashKeyedLong(key *[keySize]byte, words []uint64) Digest {
-	lo, hi := hashLong(key, unsafe.Pointer(unsafe.SliceData(words)), uint64(8*len(words)))
+	lo, hi := hashKeyedLongAVX2(key, unsafe.Pointer(unsafe.SliceData(words)), uint64(8*len(words)))
 	return Digest{Lo: lo, Hi: hi}
 }

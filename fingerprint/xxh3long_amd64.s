@@ -26,15 +26,6 @@ GLOBL accinit<>(SB), RODATA|NOPTR, $64
 	VPADDQ   Y4, acc, acc    \
 	VPADDQ   Y2, acc, acc
 
-// ACCUM512 is ACCUM over a whole 64-byte stripe in Z2 with the secret at sec, into Z0.
-#define ACCUM512(sec) \
-	VPXORQ   sec, Z2, Z3     \
-	VPSHUFD  $0x31, Z3, Z4   \
-	VPMULUDQ Z3, Z4, Z4      \
-	VPSHUFD  $0x4e, Z2, Z2   \
-	VPADDQ   Z4, Z0, Z0      \
-	VPADDQ   Z2, Z0, Z0
-
 // MERGE2 adds mulFold64(acc[a] ^ secret[s], acc[a+1] ^ secret[s+8]) to r.
 #define MERGE2(a, s, r) \
 	MOVQ a(SP), AX        \
@@ -123,45 +114,5 @@ last:
 	VMOVDQU Y1, acc-32(SP)
 	VZEROUPPER
 
-	MERGE
-	RET
-
-// func hashKeyedLongAVX512(key *[32]byte, rec unsafe.Pointer, recBytes uint64) (lo, hi uint64)
-//
-// hashKeyedLongAVX2 with one 512-bit accumulator: a stripe is one vector.
-TEXT ·hashKeyedLongAVX512(SB), NOSPLIT, $64-40
-	MOVQ key+0(FP), BX
-	MOVQ rec+8(FP), CX
-	MOVQ recBytes+16(FP), SI
-	LEAQ ·xxhSecret(SB), DI
-	VMOVDQU64 accinit<>+0(SB), Z0
-
-	// Stripe 0: the key, then the first 32 record bytes.
-	VMOVDQU      (BX), Y2
-	VINSERTI64X4 $1, (CX), Z2, Z2
-	ACCUM512((DI))
-
-	LEAQ 31(SI), R10
-	SHRQ $6, R10
-	DECQ R10
-	LEAQ 32(CX), R8
-	LEAQ 8(DI), R9
-
-loop512:
-	TESTQ R10, R10
-	JZ    last512
-	VMOVDQU64 (R8), Z2
-	ACCUM512((R9))
-	ADDQ  $64, R8
-	ADDQ  $8, R9
-	DECQ  R10
-	JMP   loop512
-
-last512:
-	LEAQ      -64(CX)(SI*1), R8
-	VMOVDQU64 (R8), Z2
-	ACCUM512(121(DI))
-	VMOVDQU64 Z0, acc-64(SP)
-	VZEROUPPER
 	MERGE
 	RET

@@ -8,14 +8,6 @@ import "unsafe"
 // copy and zeebo/xxh3.
 const longKernel = false
 
-const longAVX512 = false
-
-var hashLong = hashKeyedLongAVX2
-
 func hashKeyedLongAVX2(key *[keySize]byte, rec unsafe.Pointer, recBytes uint64) (lo, hi uint64) {
 	panic("fingerprint: hashKeyedLongAVX2 without the amd64 kernel")
-}
-
-func hashKeyedLongAVX512(key *[keySize]byte, rec unsafe.Pointer, recBytes uint64) (lo, hi uint64) {
-	panic("fingerprint: hashKeyedLongAVX512 without the amd64 kernel")
 }

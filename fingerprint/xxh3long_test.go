@@ -94,9 +94,6 @@ func longKernels() []longVariant {
 	if longKernel {
 		v = append(v, longVariant{"avx2", wrap(hashKeyedLongAVX2)})
 	}
-	if longAVX512 {
-		v = append(v, longVariant{"avx512", wrap(hashKeyedLongAVX512)})
-	}
 	return v
 }
 
