@@ -3,6 +3,7 @@ package source
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
@@ -237,6 +239,11 @@ func openParquet(ctx context.Context, a Address, opts Options) (_ Source, err er
 	if err != nil {
 		return nil, &Error{Code: CodeCorrupt, Op: op, Source: a.String(), Detail: "not a readable Parquet file", Err: err}
 	}
+	// pqarrow decodes a stored Arrow schema without bounds on its flatbuffer: a damaged
+	// one can make it allocate without limit, so it is checked first.
+	if err := checkParquetArrowSchema(pr.MetaData().KeyValueMetadata()); err != nil {
+		return nil, &Error{Code: CodeCorrupt, Op: op, Source: a.String(), Detail: "the stored Arrow schema (ARROW:schema) is malformed", Err: err}
+	}
 	fr, err := pqarrow.NewFileReader(pr, pqarrow.ArrowReadProperties{BatchSize: int64(opts.BatchSize)}, opts.Allocator)
 	if err != nil {
 		return nil, &Error{Code: CodeUnsupported, Op: op, Source: a.String(), Detail: "the Parquet schema has no Arrow mapping", Err: err}
@@ -285,6 +292,9 @@ func openParquet(ctx context.Context, a Address, opts Options) (_ Source, err er
 		Choices: []string{"schema=file"}, Excluded: excluded}}, fr: fr, asDuration: asDuration}
 	s.t.MaxDetails = opts.MaxFailureDetails
 	s.t.Expected, s.t.ExpectedKnown = uint64(pr.NumRows()), pr.NumRows() >= 0
+	if fast, err := chooseParquetReader(s, pr, fr, keep); fast != nil || err != nil {
+		return fast, err // parquet-go, or a reader choice that cannot be honoured
+	}
 	if len(leaves) > 0 {
 		s.rr, err = fr.GetRecordReader(ctx, leaves, nil)
 		if err != nil {
@@ -795,6 +805,42 @@ func checkIPCSchema(f *os.File, file bool) error {
 		}
 		return nil
 	}
+	return checkStreamSchema(read)
+}
+
+// checkParquetArrowSchema checks the ARROW:schema that arrow-go writers store in a Parquet
+// footer (base64 of an IPC stream's schema message) before pqarrow decodes it, decoding
+// the base64 as pqarrow does. Anything pqarrow itself rejects is left to it.
+func checkParquetArrowSchema(kv metadata.KeyValueMetadata) error {
+	if kv == nil {
+		return nil
+	}
+	v := kv.FindValue("ARROW:schema")
+	if v == nil {
+		return nil
+	}
+	var data []byte
+	var err error
+	if len(*v)%4 == 0 {
+		data, err = base64.StdEncoding.DecodeString(*v)
+	}
+	if len(data) == 0 || err != nil {
+		if data, err = base64.RawStdEncoding.DecodeString(*v); err != nil {
+			return nil
+		}
+	}
+	return checkStreamSchema(func(off, n int64) fbuf {
+		if off < 0 || n <= 0 || n > int64(len(data))-off {
+			return nil
+		}
+		return data[off : off+n]
+	})
+}
+
+// checkStreamSchema checks the schema message that begins an IPC stream, whose bytes
+// read returns (nil when the range is not there).
+func checkStreamSchema(read func(off, n int64) fbuf) error {
+	bad := func() error { return fmt.Errorf("the IPC schema's flatbuffer is malformed") }
 	// Stream: [0xFFFFFFFF] int32 metadata length, Message flatbuffer.
 	head := read(0, 8)
 	if head == nil {

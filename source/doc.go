@@ -92,9 +92,10 @@
 //
 // # CSV
 //
-// RFC 4180 via encoding/csv: comma delimiter, double-quote quoting, CRLF or
-// LF. A header line is required; names must be nonempty, valid UTF-8 and
-// unique. A leading UTF-8 BOM is removed and recorded. Without Columns or
+// RFC 4180 with encoding/csv's exact rules (parsed in csvparse.go, which is
+// differentially fuzzed against encoding/csv): comma delimiter, double-quote
+// quoting, CRLF or LF. A header line is required; names must be nonempty,
+// valid UTF-8 and unique. A leading UTF-8 BOM is removed and recorded. Without Columns or
 // Infer every column is text, non-nullable: the empty cell is the empty
 // string. Options.Null names the one spelling that means null (recorded);
 // columns are then nullable. Columns must type every header column not
@@ -103,8 +104,9 @@
 // else text; floats and decimals are never inferred, because inference
 // cannot know the intended rounding or scale. Failures: wrong field count
 // or broken quoting PW_SOURCE_CSV_ROW (at the record's first line), invalid
-// UTF-8 PW_SOURCE_UTF8, unparsable cell PW_SOURCE_TYPE. A physical line
-// longer than MaxLineBytes stops the read (PW_SOURCE_LIMIT).
+// UTF-8 PW_SOURCE_UTF8, unparsable cell PW_SOURCE_TYPE. A record longer
+// than MaxLineBytes bytes (its lines and the line breaks inside it, not its
+// final newline) stops the read (PW_SOURCE_LIMIT) after the records before it.
 //
 // # JSON lines
 //
@@ -129,9 +131,33 @@
 //
 // # Parquet and Arrow IPC
 //
-// Parquet is read with pqarrow, row group by row group, in batches of
-// BatchSize. IPC files are read one batch at a time from the footer; IPC
-// streams message by message. Supported Arrow types are those TypeName
+// Parquet is read row group by row group, in batches of at most BatchSize
+// rows, by one of two readers chosen per file at open and recorded as the
+// evidence choice "reader=parquet-go" or "reader=pqarrow". The schema is
+// always pqarrow's, derived from the footer (and the ARROW:schema that
+// arrow-go writers store) before any data is read. parquet-go's page API
+// (parquetgo.go) reads the file when every kept column is a flat leaf
+// (no repetition, definition level at most 1) that pqarrow maps by copying
+// the stored value: BOOLEAN; INT32 as int8/16/32, uint8/16/32 (narrowed by
+// Go conversion, as pqarrow does) or date32; INT64 as int64, uint64 or a
+// timestamp of the stored unit (any zone); FLOAT; DOUBLE; BYTE_ARRAY (None
+// or String) as utf8, binary or their large variants; decimals stored as
+// INT32, INT64 or FIXED_LEN_BYTE_ARRAY(1–16) as decimal128 of the same
+// precision and scale (sign-extended, as pqarrow does); and every page of
+// every chunk uses PLAIN, dictionary, RLE or BYTE_STREAM_SPLIT encodings
+// with no compression, Snappy, Gzip or Zstd. Anything else (nested columns,
+// INT96, decimal256, time, float16, DELTA_* encodings, LZ4, Brotli, a footer
+// parquet-go reads differently) is read by pqarrow, as is every file when
+// the environment variable PIPEWHY_PARQUET_READER is "pqarrow"
+// ("parquet-go" demands the fast path and fails Open with
+// PW_SOURCE_UNSUPPORTED for a file outside it). Both readers return the same
+// schema, field metadata, values (bit for bit: NaN payloads, -0.0), nulls,
+// coverage and failures; a batch of the parquet-go reader never spans row
+// groups, and its arrays share one row group's decoded Go buffers (memory:
+// one decoded row group plus the batches the caller holds).
+//
+// IPC files are read one batch at a time from the footer; IPC streams
+// message by message. Supported Arrow types are those TypeName
 // knows (see Type names): bool, int8–64, uint8–64, float32, float64, utf8,
 // large_utf8, binary, large_binary, decimal128, decimal256, timestamp (any
 // unit, with or without zone), date32, date64, time32(s|ms), time64(us|ns),

@@ -1,0 +1,402 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	pq "github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/apache/arrow-go/v18/parquet/schema"
+	"github.com/parquet-go/parquet-go"
+)
+
+// The Parquet reader is chosen per file at open (see doc.go, "Parquet and
+// Arrow IPC"). ParquetReaderEnv overrides the choice for the whole process,
+// for measurements and for checking one reader against the other:
+//
+//	""/"auto"    parquet-go when every kept column is in its scope, else pqarrow
+//	"pqarrow"    always pqarrow
+//	"parquet-go" parquet-go, or PW_SOURCE_UNSUPPORTED when the file is out of its scope
+//
+// The reader that read a file is the evidence choice "reader=parquet-go" or
+// "reader=pqarrow". Both readers return the same schema and, value for value
+// and bit for bit, the same columns (parquetgo_test.go proves it on random
+// files); only the batch boundaries may differ.
+const ParquetReaderEnv = "PIPEWHY_PARQUET_READER"
+
+const (
+	choiceReaderPQGo    = "reader=parquet-go"
+	choiceReaderPQArrow = "reader=pqarrow"
+)
+
+// pgKind is how the fast path stores one column: the parquet-go value kind
+// it reads and the Arrow layout it builds.
+type pgKind uint8
+
+const (
+	pgBool     pgKind = iota + 1
+	pgInt8            // INT32 narrowed to 8 bits (int8, uint8)
+	pgInt16           // INT32 narrowed to 16 bits (int16, uint16)
+	pgInt32           // INT32 as is (int32, uint32, date32)
+	pgInt64           // INT64 as is (int64, uint64, timestamp)
+	pgFloat32         // FLOAT
+	pgFloat64         // DOUBLE
+	pgBytes           // BYTE_ARRAY with 32-bit offsets (binary, string)
+	pgLarge           // BYTE_ARRAY with 64-bit offsets (large_binary, large_string)
+	pgDec32           // INT32 decimal as decimal128 (sign-extended)
+	pgDec64           // INT64 decimal as decimal128 (sign-extended)
+	pgDecFixed        // FIXED_LEN_BYTE_ARRAY(1..16) decimal as decimal128 (big-endian, sign-extended)
+)
+
+// pgCol is one kept column of the fast path.
+type pgCol struct {
+	leaf     int // Parquet leaf column index
+	kind     pgKind
+	optional bool // max definition level 1 (else 0: required)
+	size     int  // FIXED_LEN_BYTE_ARRAY length (pgDecFixed)
+}
+
+// parquetGoKind returns how the fast path reads a flat Parquet leaf of
+// physical type phys and logical type lt into the Arrow type t that pqarrow
+// derived for it, or false when the pair is outside the fast path's scope.
+// Every accepted pair is one where pqarrow copies the stored value (or
+// narrows an INT32 with Go's conversion), so the two readers agree bit for
+// bit; anything pqarrow converts (a timestamp unit other than the stored one,
+// date64, decimals, durations, INT96, dictionaries, float16) is left to it.
+func parquetGoKind(phys pq.Type, lt schema.LogicalType, t arrow.DataType, typeLen int) (pgKind, bool) {
+	_, none := lt.(schema.NoLogicalType)
+	if dl, ok := lt.(schema.DecimalLogicalType); ok {
+		// pqarrow sign-extends the stored integer or big-endian bytes into
+		// 128 bits (decimal128.FromI64, bigEndianToDecimal128).
+		dt, is128 := t.(*arrow.Decimal128Type)
+		if !is128 || dt.Precision != dl.Precision() || dt.Scale != dl.Scale() {
+			return 0, false
+		}
+		switch phys {
+		case pq.Types.Int32:
+			return pgDec32, true
+		case pq.Types.Int64:
+			return pgDec64, true
+		case pq.Types.FixedLenByteArray:
+			return pgDecFixed, typeLen >= 1 && typeLen <= 16
+		}
+		return 0, false
+	}
+	switch phys {
+	case pq.Types.Boolean:
+		return pgBool, none && t.ID() == arrow.BOOL
+	case pq.Types.Int32:
+		if _, ok := lt.(schema.DateLogicalType); ok {
+			return pgInt32, t.ID() == arrow.DATE32
+		}
+		width, signed := int8(32), true
+		if il, ok := lt.(schema.IntLogicalType); ok {
+			width, signed = il.BitWidth(), il.IsSigned()
+		} else if !none {
+			return 0, false
+		}
+		want := map[[2]int8]arrow.Type{{8, 1}: arrow.INT8, {16, 1}: arrow.INT16, {32, 1}: arrow.INT32,
+			{8, 0}: arrow.UINT8, {16, 0}: arrow.UINT16, {32, 0}: arrow.UINT32}[[2]int8{width, b2i(signed)}]
+		if want == 0 || t.ID() != want {
+			return 0, false
+		}
+		switch width {
+		case 8:
+			return pgInt8, true
+		case 16:
+			return pgInt16, true
+		}
+		return pgInt32, true
+	case pq.Types.Int64:
+		if ts, ok := lt.(schema.TimestampLogicalType); ok {
+			at, isTS := t.(*arrow.TimestampType)
+			if !isTS {
+				return 0, false
+			}
+			unit := map[schema.TimeUnitType]arrow.TimeUnit{schema.TimeUnitMillis: arrow.Millisecond,
+				schema.TimeUnitMicros: arrow.Microsecond, schema.TimeUnitNanos: arrow.Nanosecond}
+			u, known := unit[ts.TimeUnit()]
+			return pgInt64, known && at.Unit == u
+		}
+		width, signed := int8(64), true
+		if il, ok := lt.(schema.IntLogicalType); ok {
+			width, signed = il.BitWidth(), il.IsSigned()
+		} else if !none {
+			return 0, false
+		}
+		if width != 64 {
+			return 0, false
+		}
+		return pgInt64, (signed && t.ID() == arrow.INT64) || (!signed && t.ID() == arrow.UINT64)
+	case pq.Types.Float:
+		return pgFloat32, none && t.ID() == arrow.FLOAT32
+	case pq.Types.Double:
+		return pgFloat64, none && t.ID() == arrow.FLOAT64
+	case pq.Types.ByteArray:
+		if _, isString := lt.(schema.StringLogicalType); !none && !isString {
+			return 0, false // enum, JSON, BSON...: left to pqarrow
+		}
+		switch t.ID() {
+		case arrow.STRING, arrow.BINARY:
+			return pgBytes, true
+		case arrow.LARGE_STRING, arrow.LARGE_BINARY:
+			return pgLarge, true
+		}
+	}
+	return 0, false
+}
+
+func b2i(b bool) int8 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// errOutOfScope explains why a file is left to pqarrow (used in tests and
+// with ParquetReaderEnv=parquet-go; never shown with user values).
+var errOutOfScope = errors.New("outside the parquet-go reader's scope")
+
+// planParquetGo returns the fast path's columns for the kept fields of the
+// file, or an error wrapping errOutOfScope.
+func planParquetGo(pr *file.Reader, fr *pqarrow.FileReader, schema *arrow.Schema, keep []int) ([]pgCol, error) {
+	if len(keep) == 0 {
+		return nil, fmt.Errorf("%w: no columns kept", errOutOfScope)
+	}
+	cols := make([]pgCol, len(keep))
+	for i, k := range keep {
+		sf := &fr.Manifest.Fields[k]
+		if !sf.IsLeaf() {
+			return nil, fmt.Errorf("%w: column %d is nested", errOutOfScope, i+1)
+		}
+		c := pr.MetaData().Schema.Column(sf.ColIndex)
+		if c.MaxRepetitionLevel() != 0 || c.MaxDefinitionLevel() > 1 {
+			return nil, fmt.Errorf("%w: column %d is repeated or nested", errOutOfScope, i+1)
+		}
+		kind, ok := parquetGoKind(c.PhysicalType(), c.LogicalType(), schema.Field(i).Type, c.TypeLength())
+		if !ok {
+			return nil, fmt.Errorf("%w: column %d is %s/%s read as %s", errOutOfScope, i+1, c.PhysicalType(), c.LogicalType(), schema.Field(i).Type)
+		}
+		cols[i] = pgCol{leaf: sf.ColIndex, kind: kind, optional: c.MaxDefinitionLevel() == 1, size: c.TypeLength()}
+	}
+	// Encodings: the chunk metadata lists every encoding of its pages.
+	for g := 0; g < pr.NumRowGroups(); g++ {
+		rg := pr.MetaData().RowGroup(g)
+		for _, c := range cols {
+			cc, err := rg.ColumnChunk(c.leaf)
+			if err != nil {
+				return nil, fmt.Errorf("%w: row group %d: %w", errOutOfScope, g+1, err)
+			}
+			if !pgCodecs[cc.Compression()] {
+				return nil, fmt.Errorf("%w: compression %s", errOutOfScope, cc.Compression())
+			}
+			for _, e := range cc.Encodings() {
+				if !pgEncodings[e] {
+					return nil, fmt.Errorf("%w: encoding %s", errOutOfScope, e)
+				}
+			}
+		}
+	}
+	return cols, nil
+}
+
+// pgEncodings are the page encodings the fast path reads. DELTA_BINARY_PACKED
+// and the byte-array encodings built on it (DELTA_LENGTH_BYTE_ARRAY,
+// DELTA_BYTE_ARRAY) are left to pqarrow: parquet-go v0.32.0 rejects blocks
+// that arrow-go writes ("invalid block size is not a multiple of 128"), and
+// arrow-go v18.8.0 cannot read back some of its own ("cannot have zero values
+// per block"), so the two readers would not fail alike.
+// pgCodecs are the compression codecs the fast path reads. LZ4_RAW is left
+// to pqarrow: parquet-go v0.32.0 decodes some of arrow-go's LZ4_RAW pages to
+// other values (found by TestParquetGoDifferential); LZ4 (Hadoop framing)
+// differs between writers; BROTLI is left to pqarrow so that a file pqarrow
+// cannot decompress (arrow-go v18.8.0 fails on some of its own Brotli pages)
+// fails the same way as before.
+var pgCodecs = map[compress.Compression]bool{
+	compress.Codecs.Uncompressed: true, compress.Codecs.Snappy: true, compress.Codecs.Gzip: true,
+	compress.Codecs.Zstd: true,
+}
+
+var pgEncodings = map[pq.Encoding]bool{
+	pq.Encodings.Plain: true, pq.Encodings.PlainDict: true, pq.Encodings.RLEDict: true,
+	pq.Encodings.RLE: true, pq.Encodings.BitPacked: true, pq.Encodings.ByteStreamSplit: true,
+}
+
+// parquetGoSource reads a flat Parquet file with parquet-go's page API and
+// builds the Arrow columns itself: one row group is decoded at a time (all
+// kept columns, into fresh Go buffers that the returned records then share),
+// and handed out in batches of at most Options.BatchSize rows that never
+// span row groups.
+type parquetGoSource struct {
+	fileBase
+	pf     *parquet.File
+	pr     *file.Reader // arrow-go's view of the same footer (metadata only)
+	groups []parquet.RowGroup
+	cols   []pgCol
+	bufs   []pgBuf
+	g      int // next row group to decode
+	pos, n int // next row and row count of the decoded row group
+}
+
+// openParquetGo opens the fast path over the file f that arrow-go has already
+// parsed (pr, fr, and the adapter schema with its kept columns). It returns
+// an error wrapping errOutOfScope when the file is not one it reads exactly;
+// the caller then uses pqarrow. It reads no data pages.
+func openParquetGo(base fileBase, f *os.File, pr *file.Reader, fr *pqarrow.FileReader, keep []int) (_ *parquetGoSource, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: parquet-go failed on the footer (recovered panic)", errOutOfScope)
+		}
+	}()
+	cols, err := planParquetGo(pr, fr, base.schema, keep)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errOutOfScope, err)
+	}
+	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
+	if err != nil {
+		return nil, fmt.Errorf("%w: parquet-go cannot open it: %w", errOutOfScope, err)
+	}
+	// Both libraries must see the same leaves, in the same order, with the
+	// same physical types and levels, and the same row counts. leaves are
+	// parquet-go's top-level columns: equal in number to arrow-go's leaves
+	// only when every column is flat (a file with a nested column, even an
+	// excluded one, is left to pqarrow).
+	leaves := pf.Root().Columns()
+	if len(leaves) != pr.MetaData().Schema.NumColumns() || pf.NumRows() != pr.NumRows() {
+		return nil, fmt.Errorf("%w: parquet-go sees another schema", errOutOfScope)
+	}
+	for _, c := range cols {
+		lc, ac := leaves[c.leaf], pr.MetaData().Schema.Column(c.leaf)
+		if !lc.Leaf() || lc.Index() != c.leaf || lc.Name() != ac.Name() ||
+			lc.MaxDefinitionLevel() != int(ac.MaxDefinitionLevel()) || lc.MaxRepetitionLevel() != 0 ||
+			int(lc.Type().Kind()) != int(ac.PhysicalType()) {
+			return nil, fmt.Errorf("%w: parquet-go sees column %q differently", errOutOfScope, ac.Name())
+		}
+	}
+	groups := pf.RowGroups()
+	var rows int64
+	for _, g := range groups {
+		if g.NumRows() < 0 || len(g.ColumnChunks()) != len(leaves) {
+			return nil, fmt.Errorf("%w: parquet-go sees another row group layout", errOutOfScope)
+		}
+		rows += g.NumRows()
+	}
+	if len(groups) != pr.NumRowGroups() || rows != pr.NumRows() {
+		return nil, fmt.Errorf("%w: parquet-go sees other row groups", errOutOfScope)
+	}
+	s := &parquetGoSource{fileBase: base, pf: pf, pr: pr, groups: groups, cols: cols, bufs: make([]pgBuf, len(cols))}
+	s.keep = nil // records are built with the adapter schema directly
+	s.ev.Choices = append(s.ev.Choices, choiceReaderPQGo)
+	return s, nil
+}
+
+func (s *parquetGoSource) Next(ctx context.Context) (rec arrow.RecordBatch, err error) {
+	const op = "parquet next"
+	if s.stop != nil {
+		return nil, s.stop
+	}
+	if s.t.Done {
+		return nil, io.EOF
+	}
+	if err := ctx.Err(); err != nil {
+		s.stop = &Error{Code: CodeIncomplete, Op: op, Source: s.a.String(), Detail: "cancelled", Err: err}
+		return nil, s.stop
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			rec = nil
+			err = s.fatal(&Error{Code: CodeCorrupt, Op: op, Source: s.a.String(), Detail: "the reader failed on malformed input (recovered panic)"})
+		}
+	}()
+	for s.pos >= s.n {
+		if s.g >= len(s.groups) {
+			s.t.Done = true
+			checkUnchanged(&s.t, s.f, s.before)
+			return nil, io.EOF
+		}
+		if err := s.decodeGroup(s.g); err != nil {
+			return nil, s.fatal(&Error{Code: CodeCorrupt, Op: op, Source: s.a.String(), Detail: fmt.Sprintf("cannot decode column data of row group %d", s.g+1), Err: err})
+		}
+		s.g++
+	}
+	lo, hi := s.pos, min(s.pos+s.opts.BatchSize, s.n)
+	cols := make([]arrow.Array, len(s.cols))
+	for i := range s.cols {
+		a, err := s.bufs[i].array(s.schema.Field(i).Type, s.cols[i].kind, lo, hi)
+		if err != nil {
+			for _, c := range cols[:i] {
+				c.Release()
+			}
+			return nil, s.fatal(&Error{Code: CodeUnsupported, Op: op, Source: s.a.String(), Detail: fmt.Sprintf("column %q: %v", s.schema.Field(i).Name, err)})
+		}
+		cols[i] = a
+	}
+	s.pos = hi
+	out := newRecord(s.schema, cols, int64(hi-lo))
+	return s.screen(out)
+}
+
+// decodeGroup decodes every kept column of row group g into s.bufs.
+func (s *parquetGoSource) decodeGroup(g int) error {
+	rg := s.groups[g]
+	n := rg.NumRows()
+	if n < 0 || n > maxGroupRows {
+		return fmt.Errorf("row group of %d rows", n)
+	}
+	chunks := rg.ColumnChunks()
+	for i, c := range s.cols {
+		if c.leaf >= len(chunks) {
+			return fmt.Errorf("row group without column %d", c.leaf+1)
+		}
+		// The chunk's uncompressed size presizes a byte-array column's data
+		// (a hint only: append grows it when dictionaries expand it).
+		var hint int64
+		if cc, err := s.pr.MetaData().RowGroup(g).ColumnChunk(c.leaf); err == nil {
+			hint = cc.TotalUncompressedSize()
+		}
+		if err := s.bufs[i].decode(chunks[c.leaf], c, int(n), hint); err != nil {
+			return fmt.Errorf("column %d: %w", i+1, err)
+		}
+	}
+	s.pos, s.n = 0, int(n)
+	return nil
+}
+
+func (s *parquetGoSource) Close() error {
+	s.bufs, s.groups, s.pf, s.pr = nil, nil, nil, nil
+	return s.closeFile("parquet close")
+}
+
+// chooseParquetReader decides, at open, which reader reads the file that
+// openParquet has parsed into s (pqarrow's state, before its record reader
+// exists). It returns the parquet-go source, or nil with s's evidence
+// recording pqarrow, or an error when ParquetReaderEnv demands parquet-go
+// for a file outside its scope.
+func chooseParquetReader(s *parquetSource, pr *file.Reader, fr *pqarrow.FileReader, keep []int) (Source, error) {
+	mode := os.Getenv(ParquetReaderEnv)
+	switch mode {
+	case "", "auto", "parquet-go":
+		fast, err := openParquetGo(s.fileBase, s.f, pr, fr, keep)
+		if err == nil {
+			return fast, nil
+		}
+		if mode == "parquet-go" {
+			return nil, &Error{Code: CodeUnsupported, Op: "parquet open", Source: s.a.String(), Detail: ParquetReaderEnv + "=parquet-go but the file cannot be read with it", Err: err}
+		}
+	case "pqarrow":
+	default:
+		return nil, &Error{Code: CodeOption, Op: "parquet open", Source: s.a.String(), Detail: ParquetReaderEnv + " must be auto, pqarrow or parquet-go"}
+	}
+	s.ev.Choices = append(s.ev.Choices, choiceReaderPQArrow)
+	return nil, nil
+}

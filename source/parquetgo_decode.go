@@ -1,0 +1,439 @@
+package source
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding"
+)
+
+// maxGroupRows bounds the rows of one row group that the fast path accepts:
+// a row group's rows index Arrow arrays (int) and validity bitmaps.
+const maxGroupRows = math.MaxInt32
+
+// maxPrealloc bounds how many values are allocated up front for a row group
+// (the footer's row count is not trusted for memory: a damaged count only
+// fails when the pages do not add up to it).
+const maxPrealloc = 1 << 22
+
+// maxPreallocBytes bounds the byte-array data allocated up front.
+const maxPreallocBytes = 1 << 28
+
+// pgBuf holds one column of the decoded row group in Arrow layout. Its
+// value slices are fresh for every row group, because the records handed out
+// share them (no copy); the int32 scratch of narrowed columns is reused.
+type pgBuf struct {
+	rows  int    // rows decoded so far
+	valid []byte // validity bitmap, nil until the first null (then it covers every row so far)
+	bits  []byte // BOOLEAN values, bit-packed like Arrow's (LSB first)
+	i8    []int8
+	i16   []int16
+	i32   []int32 // INT32 values; the scratch of narrowed columns
+	i64   []int64
+	f32   []float32
+	f64   []float64
+	offs  []int64 // BYTE_ARRAY offsets into data, offs[0] = 0
+	data  []byte
+	dec   []uint64 // decimal128 values as (low, high) word pairs, Arrow's layout
+}
+
+func (b *pgBuf) reset(k pgKind, n int, hint int64) {
+	scratch := b.i32[:0]
+	*b = pgBuf{}
+	c := min(n, maxPrealloc)
+	switch k {
+	case pgBool:
+		b.bits = make([]byte, 0, bitutil.BytesForBits(int64(c)))
+	case pgInt8, pgInt16:
+		b.i32 = scratch
+	case pgInt32:
+		b.i32 = make([]int32, 0, c)
+	case pgInt64:
+		b.i64 = make([]int64, 0, c)
+	case pgFloat32:
+		b.f32 = make([]float32, 0, c)
+	case pgFloat64:
+		b.f64 = make([]float64, 0, c)
+	case pgDec32, pgDec64, pgDecFixed:
+		b.dec = make([]uint64, 0, 2*c)
+	case pgBytes, pgLarge:
+		b.offs = make([]int64, 1, c+1)
+		b.data = make([]byte, 0, min(max(hint, 0), maxPreallocBytes))
+	}
+}
+
+// decode reads every page of column chunk cc, which must hold n rows.
+func (b *pgBuf) decode(cc parquet.ColumnChunk, c pgCol, n int, hint int64) error {
+	b.reset(c.kind, n, hint)
+	pages := cc.Pages()
+	defer pages.Close()
+	for {
+		p, err := pages.ReadPage()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		err = b.addPage(p, c, n)
+		parquet.Release(p)
+		if err != nil {
+			return err
+		}
+	}
+	if b.rows != n {
+		return fmt.Errorf("the pages hold %d rows, the row group %d", b.rows, n)
+	}
+	switch c.kind {
+	case pgInt8:
+		b.i8 = make([]int8, len(b.i32))
+		for i, v := range b.i32 {
+			b.i8[i] = int8(v) // pqarrow narrows with the same conversion
+		}
+	case pgInt16:
+		b.i16 = make([]int16, len(b.i32))
+		for i, v := range b.i32 {
+			b.i16[i] = int16(v)
+		}
+	}
+	return nil
+}
+
+var pgValueKind = map[pgKind]encoding.Kind{
+	pgBool: encoding.Boolean, pgInt8: encoding.Int32, pgInt16: encoding.Int32, pgInt32: encoding.Int32,
+	pgInt64: encoding.Int64, pgFloat32: encoding.Float, pgFloat64: encoding.Double,
+	pgBytes: encoding.ByteArray, pgLarge: encoding.ByteArray,
+	pgDec32: encoding.Int32, pgDec64: encoding.Int64, pgDecFixed: encoding.FixedLenByteArray,
+}
+
+// addPage appends the rows of page p. Every count and index is checked
+// before use: parquet-go hands over dictionary indexes as stored.
+func (b *pgBuf) addPage(p parquet.Page, c pgCol, n int) error {
+	rows64 := p.NumValues()
+	if rows64 < 0 || rows64 > int64(n-b.rows) {
+		return fmt.Errorf("a page of %d values past the row group's %d rows", rows64, n)
+	}
+	rows := int(rows64)
+	defs := p.DefinitionLevels()
+	dense := rows // non-null values
+	if c.optional {
+		if len(defs) != rows {
+			return fmt.Errorf("%d definition levels for %d values", len(defs), rows)
+		}
+		dense = 0
+		for _, d := range defs {
+			if d > 1 {
+				return fmt.Errorf("definition level %d above the maximum 1", d)
+			}
+			dense += int(d)
+		}
+	} else if len(defs) != 0 {
+		return fmt.Errorf("definition levels on a required column")
+	}
+	vals := p.Data()
+	var idx []int32
+	if d := p.Dictionary(); d != nil {
+		if vals.Kind() != encoding.Int32 {
+			return fmt.Errorf("dictionary indexes of kind %s", vals.Kind())
+		}
+		idx = vals.Int32()
+		vals = d.Page().Data()
+		if len(idx) != dense {
+			return fmt.Errorf("%d dictionary indexes for %d values", len(idx), dense)
+		}
+	}
+	if want := pgValueKind[c.kind]; vals.Kind() != want {
+		return fmt.Errorf("values of kind %s, want %s", vals.Kind(), want)
+	}
+	var have int // values (or dictionary entries) in vals
+	var data []byte
+	var offs []uint32
+	switch vals.Kind() {
+	case encoding.Boolean:
+		if idx != nil {
+			return fmt.Errorf("a dictionary on a BOOLEAN column")
+		}
+		have = 8 * len(vals.Boolean())
+	case encoding.Int32:
+		have = len(vals.Int32())
+	case encoding.Int64:
+		have = len(vals.Int64())
+	case encoding.Float:
+		have = len(vals.Float())
+	case encoding.Double:
+		have = len(vals.Double())
+	case encoding.FixedLenByteArray:
+		fixed, size := vals.FixedLenByteArray()
+		if size != c.size || size <= 0 {
+			return fmt.Errorf("fixed-length values of %d bytes, the column's are %d", size, c.size)
+		}
+		have = len(fixed) / size
+	case encoding.ByteArray:
+		data, offs = vals.ByteArray()
+		have = max(len(offs)-1, 0)
+		if err := checkOffsets(offs, len(data)); err != nil {
+			return err
+		}
+	}
+	if idx != nil {
+		for _, i := range idx {
+			if uint32(i) >= uint32(have) {
+				return fmt.Errorf("dictionary index %d of %d entries", i, have)
+			}
+		}
+	} else if have < dense {
+		return fmt.Errorf("%d values for %d non-null rows", have, dense)
+	}
+	if dense < rows {
+		b.ensureValid(b.rows + rows)
+		for r, d := range defs {
+			if d == 0 {
+				bitutil.ClearBit(b.valid, b.rows+r)
+			}
+		}
+	} else if b.valid != nil {
+		b.ensureValid(b.rows + rows)
+	}
+	switch c.kind {
+	case pgBool:
+		b.addBools(vals.Boolean(), defs, rows, dense)
+	case pgInt8, pgInt16, pgInt32:
+		b.i32 = appendFixed(b.i32, vals.Int32(), idx, defs, rows, dense)
+	case pgInt64:
+		b.i64 = appendFixed(b.i64, vals.Int64(), idx, defs, rows, dense)
+	case pgFloat32:
+		b.f32 = appendFixed(b.f32, vals.Float(), idx, defs, rows, dense)
+	case pgFloat64:
+		b.f64 = appendFixed(b.f64, vals.Double(), idx, defs, rows, dense)
+	case pgBytes, pgLarge:
+		if err := b.addBytes(data, offs, idx, defs, rows, dense); err != nil {
+			return err
+		}
+	case pgDec32:
+		v := vals.Int32()
+		b.addDecimals(func(x int) (uint64, uint64) { return uint64(int64(v[x])), uint64(int64(v[x]) >> 63) }, idx, defs, rows, dense)
+	case pgDec64:
+		v := vals.Int64()
+		b.addDecimals(func(x int) (uint64, uint64) { return uint64(v[x]), uint64(v[x] >> 63) }, idx, defs, rows, dense)
+	case pgDecFixed:
+		fixed, size := vals.FixedLenByteArray()
+		b.addDecimals(func(x int) (uint64, uint64) { return bigEndian128(fixed[x*size : (x+1)*size]) }, idx, defs, rows, dense)
+	}
+	b.rows += rows
+	return nil
+}
+
+// checkOffsets checks that parquet-go's byte-array offsets are
+// non-decreasing and within data, so that slicing by them cannot fail.
+func checkOffsets(offs []uint32, n int) error {
+	for i := 1; i < len(offs); i++ {
+		if offs[i] < offs[i-1] {
+			return fmt.Errorf("byte-array offsets decrease")
+		}
+	}
+	if len(offs) > 0 && int64(offs[len(offs)-1]) > int64(n) {
+		return fmt.Errorf("byte-array offsets past the page's data")
+	}
+	return nil
+}
+
+// ensureValid extends the validity bitmap with set bits to cover rows rows.
+func (b *pgBuf) ensureValid(rows int) {
+	for need := int(bitutil.BytesForBits(int64(rows))); len(b.valid) < need; {
+		b.valid = append(b.valid, 0xff)
+	}
+}
+
+// appendFixed appends one page of a fixed-width column to dst: the dense
+// values vals (or the dictionary vals gathered by idx) spread over rows rows
+// by the definition levels defs, nulls as zero.
+func appendFixed[T any](dst, vals []T, idx []int32, defs []byte, rows, dense int) []T {
+	if dense == rows {
+		if idx == nil {
+			return append(dst, vals[:rows]...)
+		}
+		for _, i := range idx {
+			dst = append(dst, vals[i])
+		}
+		return dst
+	}
+	var zero T
+	j := 0
+	for _, d := range defs[:rows] {
+		if d == 0 {
+			dst = append(dst, zero)
+			continue
+		}
+		x := j
+		if idx != nil {
+			x = int(idx[j])
+		}
+		j++
+		dst = append(dst, vals[x])
+	}
+	return dst
+}
+
+// addDecimals appends a page of decimals, at(x) giving dense value x (or
+// dictionary entry x) as its low and high words.
+func (b *pgBuf) addDecimals(at func(x int) (lo, hi uint64), idx []int32, defs []byte, rows, dense int) {
+	j := 0
+	for r := range rows {
+		if dense < rows && defs[r] == 0 {
+			b.dec = append(b.dec, 0, 0)
+			continue
+		}
+		x := j
+		if idx != nil {
+			x = int(idx[j])
+		}
+		j++
+		lo, hi := at(x)
+		b.dec = append(b.dec, lo, hi)
+	}
+}
+
+// bigEndian128 sign-extends a big-endian two's complement integer of 1 to 16
+// bytes to 128 bits.
+func bigEndian128(v []byte) (lo, hi uint64) {
+	var buf [16]byte
+	if v[0]&0x80 != 0 {
+		for i := range 16 - len(v) {
+			buf[i] = 0xff
+		}
+	}
+	copy(buf[16-len(v):], v)
+	return binary.BigEndian.Uint64(buf[8:]), binary.BigEndian.Uint64(buf[:8])
+}
+
+// addBools appends a page of bit-packed BOOLEAN values.
+func (b *pgBuf) addBools(bits []byte, defs []byte, rows, dense int) {
+	for need := int(bitutil.BytesForBits(int64(b.rows + rows))); len(b.bits) < need; {
+		b.bits = append(b.bits, 0)
+	}
+	j := 0
+	for r := range rows {
+		if dense < rows && defs[r] == 0 {
+			continue
+		}
+		if bitutil.BitIsSet(bits, j) {
+			bitutil.SetBit(b.bits, b.rows+r)
+		}
+		j++
+	}
+}
+
+// addBytes appends a page of BYTE_ARRAY values (offsets already checked).
+func (b *pgBuf) addBytes(data []byte, offs []uint32, idx []int32, defs []byte, rows, dense int) error {
+	add := func(v []byte) {
+		b.data = append(b.data, v...)
+		b.offs = append(b.offs, int64(len(b.data)))
+	}
+	switch {
+	case dense == rows && idx == nil:
+		if rows > 0 {
+			// One copy of the page's data and its offsets rebased.
+			base := int64(len(b.data)) - int64(offs[0])
+			b.data = append(b.data, data[offs[0]:offs[rows]]...)
+			for _, o := range offs[1 : rows+1] {
+				b.offs = append(b.offs, base+int64(o))
+			}
+		}
+	case dense == rows:
+		for _, i := range idx {
+			add(data[offs[i]:offs[i+1]])
+		}
+	default:
+		j := 0
+		for _, d := range defs[:rows] {
+			if d == 0 {
+				b.offs = append(b.offs, int64(len(b.data)))
+				continue
+			}
+			x := j
+			if idx != nil {
+				x = int(idx[j])
+			}
+			j++
+			add(data[offs[x]:offs[x+1]])
+		}
+	}
+	return nil
+}
+
+// array returns rows [lo, hi) of the column as an Arrow array of type t. The
+// values share the row group's buffers; the validity bitmap, the booleans and
+// the offsets (rebased to start at 0) are copied for the batch.
+func (b *pgBuf) array(t arrow.DataType, k pgKind, lo, hi int) (arrow.Array, error) {
+	n := hi - lo
+	var valid *memory.Buffer
+	nulls := 0
+	if b.valid != nil {
+		bm := make([]byte, bitutil.BytesForBits(int64(n)))
+		bitutil.CopyBitmap(b.valid, lo, n, bm, 0)
+		if nulls = n - bitutil.CountSetBits(bm, 0, n); nulls > 0 {
+			valid = memory.NewBufferBytes(bm)
+		}
+	}
+	var bufs []*memory.Buffer
+	switch k {
+	case pgBool:
+		bm := make([]byte, bitutil.BytesForBits(int64(n)))
+		bitutil.CopyBitmap(b.bits, lo, n, bm, 0)
+		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(bm)}
+	case pgInt8:
+		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int8Traits.CastToBytes(b.i8[lo:hi]))}
+	case pgInt16:
+		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int16Traits.CastToBytes(b.i16[lo:hi]))}
+	case pgInt32:
+		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(b.i32[lo:hi]))}
+	case pgInt64:
+		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(b.i64[lo:hi]))}
+	case pgFloat32:
+		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Float32Traits.CastToBytes(b.f32[lo:hi]))}
+	case pgFloat64:
+		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Float64Traits.CastToBytes(b.f64[lo:hi]))}
+	case pgDec32, pgDec64, pgDecFixed:
+		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Uint64Traits.CastToBytes(b.dec[2*lo : 2*hi]))}
+	case pgBytes:
+		o0, o1 := b.offs[lo], b.offs[hi]
+		if o1-o0 > math.MaxInt32 {
+			return nil, fmt.Errorf("more than 2 GiB of values in one batch")
+		}
+		offs := make([]int32, n+1)
+		for i := range offs {
+			offs[i] = int32(b.offs[lo+i] - o0)
+		}
+		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offs)), memory.NewBufferBytes(b.data[o0:o1])}
+	case pgLarge:
+		o0, o1 := b.offs[lo], b.offs[hi]
+		offs := make([]int64, n+1)
+		for i := range offs {
+			offs[i] = b.offs[lo+i] - o0
+		}
+		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(offs)), memory.NewBufferBytes(b.data[o0:o1])}
+	default:
+		return nil, fmt.Errorf("no layout for column kind %d", k)
+	}
+	d := array.NewData(t, n, bufs, nil, nulls, 0)
+	defer d.Release()
+	return array.MakeFromData(d), nil
+}
+
+// newRecord builds a record of cols and releases them (the record holds
+// its own references).
+func newRecord(sc *arrow.Schema, cols []arrow.Array, rows int64) arrow.RecordBatch {
+	rec := array.NewRecordBatch(sc, cols, rows)
+	for _, c := range cols {
+		c.Release()
+	}
+	return rec
+}
