@@ -12,13 +12,15 @@
 # /usr/bin/time -v (wall, user+sys CPU, peak RSS):
 #
 #   a  duckdb-hash      DuckDB in-process: SELECT count(*), sum(hash(id,qty,price,name,"at"))
-#   r1 read-pqarrow     package source's Parquet reader alone (every batch read, released)
-#   r2 read-duckdb      source/duckdb read_parquet through DuckDB's Arrow export, alone
-#   b  scan-pqarrow     pipewhy scan v1.parquet --resolution dataset
+#   r1 read-parquet     package source's Parquet reader alone, every value touched
+#                       (parquet-go's page API for this file; pqarrow for files outside
+#                       its exact subset)
+#   r2 read-duckdb      source/duckdb read_parquet (DuckDB's vectors decoded into Arrow), alone
+#   b  scan-parquet     pipewhy scan v1.parquet --resolution dataset
+#   b2 scan-pqarrow     the same with PIPEWHY_PARQUET_READER=pqarrow (arrow-go's reader)
 #   c  scan-duckdb      pipewhy scan duckdb:v1.duckdb#v --resolution dataset
-#                       (v is a view SELECT * FROM read_parquet('v1.parquet'): the scan
-#                       command has no --query flag, a view gives it the same query)
-#   d1 record-pqarrow   pipewhy scan v1.parquet --resolution record --key id
+#                       (v is a view SELECT * FROM read_parquet('v1.parquet'))
+#   d1 record-parquet   pipewhy scan v1.parquet --resolution record --key id
 #   d2 record-duckdb    the same through the view
 #   d3 record-pq-v2     pipewhy scan v2.parquet --resolution record --key id (same name as d1)
 #   d4 diff             pipewhy diff d1 d3 (exit 1: MUTATE records changed)
@@ -125,22 +127,24 @@ lanes() { "${PW[@]}" show "$1" --json | tr -d ' \n' | sed 's/.*"lanes":\[\([^]]*
 
 measure duckdb-hash "$BIN/duckhash" hash "$V1"
 cat "$OUT/duckdb-hash.out" | sed 's/^/    /'
-measure read-pqarrow "$BIN/duckhash" drain pqarrow "$V1"
+measure read-parquet "$BIN/duckhash" drain source "$V1"
 measure read-duckdb "$BIN/duckhash" drain duckdb "$V1"
-measure scan-pqarrow "${PW[@]}" scan "$V1" --name v --resolution dataset
+measure scan-parquet "${PW[@]}" scan "$V1" --name v --resolution dataset
+measure scan-pqarrow env PIPEWHY_PARQUET_READER=pqarrow "${PW[@]}" scan "$V1" --name v --resolution dataset
 measure scan-duckdb "${PW[@]}" scan "duckdb:$OUT/v1.duckdb#v" --name vd --resolution dataset
-lb=$(lanes "$(snapid scan-pqarrow)")
+lb=$(lanes "$(snapid scan-parquet)")
+la=$(lanes "$(snapid scan-pqarrow)")
 lc=$(lanes "$(snapid scan-duckdb)")
-if [ -z "$lb" ] || [ "$lb" != "$lc" ]; then
-	echo "bench/scan.sh: dataset fingerprints differ: pqarrow [$lb] duckdb [$lc]" >&2
+if [ -z "$lb" ] || [ "$lb" != "$la" ] || [ "$lb" != "$lc" ]; then
+	echo "bench/scan.sh: dataset fingerprints differ: parquet [$lb] pqarrow [$la] duckdb [$lc]" >&2
 	exit 1
 fi
-echo "    dataset fingerprint (both readers): [$lb]"
+echo "    dataset fingerprint (all three readers): [$lb]"
 if [ "$RECORD" = 1 ]; then
-	measure record-pqarrow "${PW[@]}" scan "$V1" --name r --resolution record --key id
+	measure record-parquet "${PW[@]}" scan "$V1" --name r --resolution record --key id
 	measure record-duckdb "${PW[@]}" scan "duckdb:$OUT/v1.duckdb#v" --name rd --resolution record --key id
 	measure record-pq-v2 "${PW[@]}" scan "$V2" --name r --resolution record --key id
-	measure diff "${PW[@]}" diff "$(snapid record-pqarrow)" "$(snapid record-pq-v2)" --json
+	measure diff "${PW[@]}" diff "$(snapid record-parquet)" "$(snapid record-pq-v2)" --json
 	if ! tr -d ' \n' <"$OUT/diff.out" | grep -q "\"changed\":$MUTATE[,}]"; then
 		echo "bench/scan.sh: diff did not report $MUTATE changed records:" >&2
 		head -c 2000 "$OUT/diff.out" >&2

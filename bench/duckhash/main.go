@@ -14,8 +14,9 @@
 //	                                   pages are read and released untouched (check= then only counts
 //	                                   rows; parquet-go-arrow and parquet-go-rows always touch).
 //	                                   READER:
-//	                                   duckdb       source/duckdb, read_parquet through DuckDB's Arrow export
-//	                                   pqarrow      package source's Parquet adapter (pqarrow, one goroutine)
+//	                                   duckdb       source/duckdb, read_parquet (DuckDB's vectors decoded into Arrow)
+//	                                   source       package source's Parquet adapter as it chooses (parquet-go when exact, else pqarrow;
+//	                                                PIPEWHY_PARQUET_READER=pqarrow forces arrow-go's reader); alias pqarrow
 //	                                   pqarrow-raw  pqarrow directly, same settings, without the adapter's checks
 //	                                   pqarrow-par  pqarrow directly with ArrowReadProperties.Parallel (columns in parallel)
 //	                                   pqarrow-rg   pqarrow directly, GOMAXPROCS goroutines on disjoint row groups
@@ -274,7 +275,10 @@ func drain(reader, file string) (int64, string, error) {
 			return 0, "", aerr
 		}
 		src, err = duckdb.Open(ctx, duckdb.Options{Path: duckdb.Memory, Query: "SELECT * FROM read_parquet(" + quote(abs) + ")"})
-	case "pqarrow":
+	case "source", "pqarrow":
+		// Package source's Parquet reader, as it chooses for the file (parquet-go when
+		// exact, else pqarrow; PIPEWHY_PARQUET_READER forces one). "pqarrow" is the
+		// older name of this mode.
 		src, err = source.Open(ctx, file, source.Options{})
 	case "pqarrow-raw", "pqarrow-par", "pqarrow-rg":
 		sum, err := drainRaw(ctx, reader, file)
