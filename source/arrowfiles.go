@@ -661,7 +661,10 @@ func (b fbuf) field(tbl, i int) (int, bool) {
 	if !ok || size > len(b)-vt {
 		return 0, false
 	}
-	if 4+2*i+2 > size {
+	// flatbuffers reads a slot when its offset is below the vtable size, even when the
+	// size (odd) cuts the slot in half: do the same, so that no field arrow-go reads is
+	// left unchecked.
+	if 4+2*i >= size {
 		return 0, true
 	}
 	fo, ok := b.u16(vt + 4 + 2*i)
@@ -805,7 +808,7 @@ func checkIPCSchema(f *os.File, file bool) error {
 		}
 		return nil
 	}
-	return checkStreamSchema(read)
+	return checkStreamSchema(size, read)
 }
 
 // checkParquetArrowSchema checks the ARROW:schema that arrow-go writers store in a Parquet
@@ -829,7 +832,7 @@ func checkParquetArrowSchema(kv metadata.KeyValueMetadata) error {
 			return nil
 		}
 	}
-	return checkStreamSchema(func(off, n int64) fbuf {
+	return checkStreamSchema(int64(len(data)), func(off, n int64) fbuf {
 		if off < 0 || n <= 0 || n > int64(len(data))-off {
 			return nil
 		}
@@ -837,11 +840,14 @@ func checkParquetArrowSchema(kv metadata.KeyValueMetadata) error {
 	})
 }
 
-// checkStreamSchema checks the schema message that begins an IPC stream, whose bytes
-// read returns (nil when the range is not there).
-func checkStreamSchema(read func(off, n int64) fbuf) error {
+// checkStreamSchema checks the message that begins an IPC stream of size bytes, whose
+// bytes read returns (nil when the range is not there or is larger than it reads): the
+// lengths arrow-go allocates before it can tell they are wrong (the metadata length and
+// the message's bodyLength) must fit in the stream, and a schema message's flatbuffer
+// must be within bounds.
+func checkStreamSchema(size int64, read func(off, n int64) fbuf) error {
 	bad := func() error { return fmt.Errorf("the IPC schema's flatbuffer is malformed") }
-	// Stream: [0xFFFFFFFF] int32 metadata length, Message flatbuffer.
+	// Stream: [0xFFFFFFFF] int32 metadata length, Message flatbuffer, body.
 	head := read(0, 8)
 	if head == nil {
 		return nil
@@ -849,6 +855,9 @@ func checkStreamSchema(read func(off, n int64) fbuf) error {
 	start, n := int64(4), int64(int32(binary.LittleEndian.Uint32(head)))
 	if binary.LittleEndian.Uint32(head) == 0xFFFFFFFF {
 		start, n = 8, int64(int32(binary.LittleEndian.Uint32(head[4:])))
+	}
+	if n >= 4 && n > size-start {
+		return fmt.Errorf("the first IPC message claims %d bytes of metadata, %d remain", n, size-start)
 	}
 	b := read(start, n)
 	if b == nil {
@@ -858,10 +867,19 @@ func checkStreamSchema(read func(off, n int64) fbuf) error {
 	if !ok {
 		return bad()
 	}
-	// Message: 1 header_type (1 = Schema), 2 header, 4 custom_metadata.
+	// Message: 1 header_type (1 = Schema), 2 header, 3 bodyLength, 4 custom_metadata.
 	tp, ok := b.field(msg, 1)
 	if !ok || !b.keyValues(msg, 4) {
 		return bad()
+	}
+	bp, ok := b.field(msg, 3)
+	if !ok || (bp != 0 && bp > len(b)-8) {
+		return bad()
+	}
+	if bp != 0 {
+		if body := int64(binary.LittleEndian.Uint64(b[bp:])); body < 0 || body > size-start-n {
+			return fmt.Errorf("the first IPC message claims a %d-byte body, %d bytes remain", body, size-start-n)
+		}
 	}
 	if tp == 0 || tp >= len(b) || b[tp] != 1 {
 		return nil // not a schema message: arrow-go rejects it

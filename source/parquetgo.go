@@ -230,9 +230,10 @@ var pgEncodings = map[pq.Encoding]bool{
 
 // parquetGoSource reads a flat Parquet file with parquet-go's page API and
 // builds the Arrow columns itself: one row group is decoded at a time (all
-// kept columns, into fresh Go buffers that the returned records then share),
-// and handed out in batches of at most Options.BatchSize rows that never
-// span row groups.
+// kept columns, into Go buffers that are reused for the next row group), and
+// handed out in batches of at most Options.BatchSize rows that never span
+// row groups, each in memory of its own (a copy of its rows), so a batch the
+// caller holds never sees a later row group's values.
 type parquetGoSource struct {
 	fileBase
 	pf     *parquet.File

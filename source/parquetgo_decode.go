@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -27,12 +28,14 @@ const maxPrealloc = 1 << 22
 // maxPreallocBytes bounds the byte-array data allocated up front.
 const maxPreallocBytes = 1 << 28
 
-// pgBuf holds one column of the decoded row group in Arrow layout. Its
-// value slices are fresh for every row group, because the records handed out
-// share them (no copy); the int32 scratch of narrowed columns is reused.
+// pgBuf holds one column of the decoded row group in Arrow layout. It is
+// private scratch: its slices are reused for the next row group of the
+// column, and every batch gets a copy of its rows (see array), so no record
+// handed out ever shares its memory.
 type pgBuf struct {
 	rows  int    // rows decoded so far
 	valid []byte // validity bitmap, nil until the first null (then it covers every row so far)
+	spare []byte // the previous row group's validity bitmap, reused by ensureValid
 	bits  []byte // BOOLEAN values, bit-packed like Arrow's (LSB first)
 	i8    []int8
 	i16   []int16
@@ -46,28 +49,41 @@ type pgBuf struct {
 }
 
 func (b *pgBuf) reset(k pgKind, n int, hint int64) {
-	scratch := b.i32[:0]
-	*b = pgBuf{}
+	old := *b
+	*b = pgBuf{spare: old.spare}
+	if old.valid != nil {
+		b.spare = old.valid
+	}
 	c := min(n, maxPrealloc)
 	switch k {
 	case pgBool:
-		b.bits = make([]byte, 0, bitutil.BytesForBits(int64(c)))
+		b.bits = reuse(old.bits, int(bitutil.BytesForBits(int64(c))))
 	case pgInt8, pgInt16:
-		b.i32 = scratch
+		b.i32, b.i8, b.i16 = reuse(old.i32, c), old.i8, old.i16
 	case pgInt32:
-		b.i32 = make([]int32, 0, c)
+		b.i32 = reuse(old.i32, c)
 	case pgInt64:
-		b.i64 = make([]int64, 0, c)
+		b.i64 = reuse(old.i64, c)
 	case pgFloat32:
-		b.f32 = make([]float32, 0, c)
+		b.f32 = reuse(old.f32, c)
 	case pgFloat64:
-		b.f64 = make([]float64, 0, c)
+		b.f64 = reuse(old.f64, c)
 	case pgDec32, pgDec64, pgDecFixed:
-		b.dec = make([]uint64, 0, 2*c)
+		b.dec = reuse(old.dec, 2*c)
 	case pgBytes, pgLarge:
-		b.offs = make([]int64, 1, c+1)
-		b.data = make([]byte, 0, min(max(hint, 0), maxPreallocBytes))
+		b.offs = append(reuse(old.offs, c+1), 0)
+		b.data = reuse(old.data, int(min(max(hint, 0), maxPreallocBytes)))
 	}
+}
+
+// reuse returns s emptied when it can hold c values, else a new slice of
+// capacity c: a row group's scratch is allocated (and zeroed) only when the
+// previous row group's is too small.
+func reuse[T any](s []T, c int) []T {
+	if cap(s) >= c {
+		return s[:0]
+	}
+	return make([]T, 0, c)
 }
 
 // decode reads every page of column chunk cc, which must hold n rows.
@@ -94,12 +110,12 @@ func (b *pgBuf) decode(cc parquet.ColumnChunk, c pgCol, n int, hint int64) error
 	}
 	switch c.kind {
 	case pgInt8:
-		b.i8 = make([]int8, len(b.i32))
+		b.i8 = reuse(b.i8, len(b.i32))[:len(b.i32)]
 		for i, v := range b.i32 {
 			b.i8[i] = int8(v) // pqarrow narrows with the same conversion
 		}
 	case pgInt16:
-		b.i16 = make([]int16, len(b.i32))
+		b.i16 = reuse(b.i16, len(b.i32))[:len(b.i32)]
 		for i, v := range b.i32 {
 			b.i16[i] = int16(v)
 		}
@@ -247,6 +263,9 @@ func checkOffsets(offs []uint32, n int) error {
 
 // ensureValid extends the validity bitmap with set bits to cover rows rows.
 func (b *pgBuf) ensureValid(rows int) {
+	if b.valid == nil {
+		b.valid = b.spare[:0]
+	}
 	for need := int(bitutil.BytesForBits(int64(rows))); len(b.valid) < need; {
 		b.valid = append(b.valid, 0xff)
 	}
@@ -260,8 +279,14 @@ func appendFixed[T any](dst, vals []T, idx []int32, defs []byte, rows, dense int
 		if idx == nil {
 			return append(dst, vals[:rows]...)
 		}
-		for _, i := range idx {
-			dst = append(dst, vals[i])
+		// Gather by index into the grown slice rather than append per
+		// value, so the loop has no capacity check (addPage checked every
+		// index against len(vals)).
+		n0 := len(dst)
+		dst = slices.Grow(dst, len(idx))[:n0+len(idx)]
+		out := dst[n0:]
+		for k, i := range idx {
+			out[k] = vals[i]
 		}
 		return dst
 	}
@@ -343,8 +368,11 @@ func (b *pgBuf) addBytes(data []byte, offs []uint32, idx []int32, defs []byte, r
 			// One copy of the page's data and its offsets rebased.
 			base := int64(len(b.data)) - int64(offs[0])
 			b.data = append(b.data, data[offs[0]:offs[rows]]...)
-			for _, o := range offs[1 : rows+1] {
-				b.offs = append(b.offs, base+int64(o))
+			n0 := len(b.offs)
+			b.offs = slices.Grow(b.offs, rows)[:n0+rows]
+			out := b.offs[n0:]
+			for k, o := range offs[1 : rows+1] {
+				out[k] = base + int64(o)
 			}
 		}
 	case dense == rows:
@@ -369,9 +397,11 @@ func (b *pgBuf) addBytes(data []byte, offs []uint32, idx []int32, defs []byte, r
 	return nil
 }
 
-// array returns rows [lo, hi) of the column as an Arrow array of type t. The
-// values share the row group's buffers; the validity bitmap, the booleans and
-// the offsets (rebased to start at 0) are copied for the batch.
+// array returns rows [lo, hi) of the column as an Arrow array of type t, in
+// memory of its own: the values, the validity bitmap, the booleans and the
+// offsets (rebased to start at 0) are copied for the batch, so that the row
+// group's buffers can be reused. slices.Clone allocates without zeroing
+// what it copies.
 func (b *pgBuf) array(t arrow.DataType, k pgKind, lo, hi int) (arrow.Array, error) {
 	n := hi - lo
 	var valid *memory.Buffer
@@ -390,19 +420,19 @@ func (b *pgBuf) array(t arrow.DataType, k pgKind, lo, hi int) (arrow.Array, erro
 		bitutil.CopyBitmap(b.bits, lo, n, bm, 0)
 		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(bm)}
 	case pgInt8:
-		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int8Traits.CastToBytes(b.i8[lo:hi]))}
+		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int8Traits.CastToBytes(slices.Clone(b.i8[lo:hi])))}
 	case pgInt16:
-		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int16Traits.CastToBytes(b.i16[lo:hi]))}
+		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int16Traits.CastToBytes(slices.Clone(b.i16[lo:hi])))}
 	case pgInt32:
-		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(b.i32[lo:hi]))}
+		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(slices.Clone(b.i32[lo:hi])))}
 	case pgInt64:
-		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(b.i64[lo:hi]))}
+		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(slices.Clone(b.i64[lo:hi])))}
 	case pgFloat32:
-		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Float32Traits.CastToBytes(b.f32[lo:hi]))}
+		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Float32Traits.CastToBytes(slices.Clone(b.f32[lo:hi])))}
 	case pgFloat64:
-		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Float64Traits.CastToBytes(b.f64[lo:hi]))}
+		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Float64Traits.CastToBytes(slices.Clone(b.f64[lo:hi])))}
 	case pgDec32, pgDec64, pgDecFixed:
-		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Uint64Traits.CastToBytes(b.dec[2*lo : 2*hi]))}
+		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Uint64Traits.CastToBytes(slices.Clone(b.dec[2*lo : 2*hi])))}
 	case pgBytes:
 		o0, o1 := b.offs[lo], b.offs[hi]
 		if o1-o0 > math.MaxInt32 {
@@ -412,14 +442,14 @@ func (b *pgBuf) array(t arrow.DataType, k pgKind, lo, hi int) (arrow.Array, erro
 		for i := range offs {
 			offs[i] = int32(b.offs[lo+i] - o0)
 		}
-		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offs)), memory.NewBufferBytes(b.data[o0:o1])}
+		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offs)), memory.NewBufferBytes(slices.Clone(b.data[o0:o1]))}
 	case pgLarge:
 		o0, o1 := b.offs[lo], b.offs[hi]
 		offs := make([]int64, n+1)
 		for i := range offs {
 			offs[i] = b.offs[lo+i] - o0
 		}
-		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(offs)), memory.NewBufferBytes(b.data[o0:o1])}
+		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(offs)), memory.NewBufferBytes(slices.Clone(b.data[o0:o1]))}
 	default:
 		return nil, fmt.Errorf("no layout for column kind %d", k)
 	}
