@@ -147,7 +147,9 @@
 // every chunk uses PLAIN, dictionary, RLE or BYTE_STREAM_SPLIT encodings
 // with no compression, Snappy, Gzip or Zstd. Anything else (nested columns,
 // INT96, decimal256, time, float16, DELTA_* encodings, LZ4, Brotli, a footer
-// parquet-go reads differently) is read by pqarrow, as is every file when
+// parquet-go reads differently, a row group of more than 16 Mi rows, which
+// the parquet-go reader would hold decoded at once) is read by pqarrow, as is
+// every file when
 // the environment variable PIPEWHY_PARQUET_READER is "pqarrow"
 // ("parquet-go" demands the fast path and fails Open with
 // PW_SOURCE_UNSUPPORTED for a file outside it). Both readers return the same

@@ -290,6 +290,11 @@ func openParquetGo(base fileBase, f *os.File, pr *file.Reader, fr *pqarrow.FileR
 		if g.NumRows() < 0 || len(g.ColumnChunks()) != len(leaves) {
 			return nil, fmt.Errorf("%w: parquet-go sees another row group layout", errOutOfScope)
 		}
+		if g.NumRows() > maxParquetGoGroupRows {
+			// This reader decodes a whole row group at once; pqarrow streams it in
+			// batches, so very large (or implausibly counted) row groups go there.
+			return nil, fmt.Errorf("%w: a row group of %d rows (more than %d)", errOutOfScope, g.NumRows(), maxParquetGoGroupRows)
+		}
 		rows += g.NumRows()
 	}
 	if len(groups) != pr.NumRowGroups() || rows != pr.NumRows() {
@@ -383,6 +388,11 @@ func (s *parquetGoSource) Close() error {
 // exists). It returns the parquet-go source, or nil with s's evidence
 // recording pqarrow, or an error when ParquetReaderEnv demands parquet-go
 // for a file outside its scope.
+// maxParquetGoGroupRows bounds the row groups the parquet-go reader takes: it holds one
+// decoded row group in memory (about 16 M rows of a few columns is a few hundred MB).
+// A variable so that tests can lower it.
+var maxParquetGoGroupRows int64 = 1 << 24
+
 func chooseParquetReader(s *parquetSource, pr *file.Reader, fr *pqarrow.FileReader, keep []int) (Source, error) {
 	mode := os.Getenv(ParquetReaderEnv)
 	switch mode {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -680,5 +681,52 @@ func TestParquetGoHeldBatchesIntact(t *testing.T) {
 		}
 		requireSameColumns(t, fmt.Sprintf("dictionary %v", dict), cols, got)
 		release(got)
+	}
+}
+
+// TestParquetGoGroupRowsCap: a row group above maxParquetGoGroupRows goes to pqarrow (it
+// streams batches; the parquet-go reader holds a whole row group), recorded as the
+// reader choice; demanding parquet-go for such a file is CodeUnsupported.
+func TestParquetGoGroupRowsCap(t *testing.T) {
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	for i := range 400 {
+		b.Append(int64(i))
+	}
+	col := b.NewArray()
+	b.Release()
+	defer col.Release()
+	sc := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	rec := array.NewRecordBatch(sc, []arrow.Array{col}, 400)
+	defer rec.Release()
+	path := filepath.Join(t.TempDir(), "groups.parquet")
+	writeParquet(t, path, rec, 300) // row groups of 300 and 100 rows
+
+	reader := func() (string, error) {
+		src, err := Open(context.Background(), path, Options{})
+		if err != nil {
+			return "", err
+		}
+		defer src.Close()
+		for _, c := range src.Evidence().Choices {
+			if strings.HasPrefix(c, "reader=") {
+				return c, nil
+			}
+		}
+		return "", nil
+	}
+	old := maxParquetGoGroupRows
+	t.Cleanup(func() { maxParquetGoGroupRows = old })
+	for _, c := range []struct {
+		limit int64
+		want  string
+	}{{300, choiceReaderPQGo}, {299, choiceReaderPQArrow}} {
+		maxParquetGoGroupRows = c.limit
+		if got, err := reader(); err != nil || got != c.want {
+			t.Fatalf("limit %d: reader %q, %v; want %q", c.limit, got, err, c.want)
+		}
+	}
+	t.Setenv(ParquetReaderEnv, "parquet-go")
+	if _, err := reader(); CodeOf(err) != CodeUnsupported {
+		t.Fatalf("parquet-go demanded for a 300-row group over a 299 limit: %v", err)
 	}
 }
