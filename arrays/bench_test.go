@@ -4,9 +4,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/pipewhy/pipewhy/internal/cputime"
 )
 
 // Benchmarks validate 10-million-row tables generated at run time. Run with
@@ -39,24 +39,16 @@ func benchCtx(b *testing.B) *Context {
 		Algorithms: s, Evidence: s, Transforms: s, GroupingPolicies: s}
 }
 
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // measure runs f b.N times and reports rows/s and rows/cpu-s.
 func measure(b *testing.B, rows int, f func() error) {
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		if err := f(); err != nil {
 			b.Fatal(err)
 		}
 	}
-	cpu := cpuTime() - cpu0
+	cpu := cputime.Process() - cpu0
 	total := float64(rows) * float64(b.N)
 	b.ReportMetric(total/b.Elapsed().Seconds(), "rows/s")
 	if cpu > 0 {

@@ -70,36 +70,7 @@ EOF
 REPO=$OUT/repo
 "$BIN/pipewhy" init --repo "$REPO" >/dev/null
 
-# measure NAME CMD...: runs CMD REPS times under /usr/bin/time -v; keeps the run with the
-# least CPU in $OUT/NAME.{time,out}.
-declare -A WALL CPU RSS
-ORDER=()
-measure() {
-	local name=$1
-	shift
-	local best="" r
-	for ((r = 1; r <= REPS; r++)); do
-		if ! /usr/bin/time -v -o "$OUT/$name.time.$r" "$@" >"$OUT/$name.out.$r" 2>"$OUT/$name.err.$r"; then
-			echo "bench/csvscan.sh: $name failed:" >&2
-			cat "$OUT/$name.err.$r" "$OUT/$name.out.$r" >&2
-			exit 1
-		fi
-		local line
-		line=$(awk -F': ' '
-			/User time/ {u = $2} /System time/ {s = $2} /Maximum resident/ {m = $2}
-			/Elapsed \(wall clock\)/ {n = split($2, a, ":"); w = (n == 3) ? a[1] * 3600 + a[2] * 60 + a[3] : a[1] * 60 + a[2]}
-			END {printf "%.3f %.3f %.1f", w, u + s, m / 1024}' "$OUT/$name.time.$r")
-		if [ -z "$best" ] || awk -v a="$line" -v b="$best" 'BEGIN {split(a, x, " "); split(b, y, " "); exit !(x[2] < y[2])}'; then
-			best=$line
-			cp "$OUT/$name.time.$r" "$OUT/$name.time"
-			cp "$OUT/$name.out.$r" "$OUT/$name.out"
-		fi
-	done
-	read -r WALL[$name] CPU[$name] RSS[$name] <<<"$best"
-	ORDER+=("$name")
-	printf '  %-16s wall %8.3f s  cpu %8.3f s  rss %8.1f MiB\n' "$name" "${WALL[$name]}" "${CPU[$name]}" "${RSS[$name]}"
-}
-snapid() { awk '$1 == "snapshot" {print $2; exit}' "$OUT/$1.out"; }
+. bench/measure.sh
 lanes() { "$BIN/pipewhy" --repo "$REPO" show "$1" --json | tr -d ' \n' | sed 's/.*"lanes":\[\([^]]*\)\].*/\1/'; }
 sum() { sed -n 's/.* sum=\([0-9-]*\).*/\1/p' "$OUT/$1.out"; }
 
@@ -128,11 +99,4 @@ if [ -n "${BEFORE:-}" ]; then
 fi
 echo "    dataset fingerprint (csv = parquet): [$lb]"
 
-echo
-echo "summary: $ROWS rows, $(nproc) cores; ratio = case / duckdb-csv (lower is faster; 1.0 = as fast as DuckDB)"
-printf '| %-16s | %9s | %9s | %10s | %10s | %9s | %12s |\n' case "wall s" "cpu s" "wall ratio" "cpu ratio" "rss MiB" "M rows/cpu-s"
-printf '|%s|%s|%s|%s|%s|%s|%s|\n' ------------------ ----------- ----------- ------------ ------------ ----------- --------------
-for n in "${ORDER[@]}"; do
-	awk -v n="$n" -v w="${WALL[$n]}" -v c="${CPU[$n]}" -v r="${RSS[$n]}" -v w0="${WALL[duckdb-csv]}" -v c0="${CPU[duckdb-csv]}" -v rows="$ROWS" \
-		'BEGIN {printf "| %-16s | %9.3f | %9.3f | %10.2f | %10.2f | %9.1f | %12.2f |\n", n, w, c, w / w0, c / c0, r, (c > 0 ? rows / c / 1e6 : 0)}'
-done
+summary duckdb-csv

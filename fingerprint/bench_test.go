@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipewhy/pipewhy/internal/cputime"
 	"github.com/pipewhy/pipewhy/normalize"
 )
 
@@ -64,13 +65,13 @@ type cpuClock struct{ start time.Duration }
 
 func startCPU(b *testing.B) *cpuClock {
 	b.ResetTimer()
-	return &cpuClock{start: cpuTime()}
+	return &cpuClock{start: cputime.Process()}
 }
 
 // report adds records/s (wall) and, when CPU time is measurable, cpu-MB/s: bytes per
 // CPU-second of the whole process, the per-core throughput whatever else runs.
 func (c *cpuClock) report(b *testing.B, records int, bytes int64) {
-	cpu := cpuTime() - c.start
+	cpu := cputime.Process() - c.start
 	if records > 0 {
 		b.ReportMetric(float64(records)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
 	}

@@ -20,8 +20,7 @@ import "unsafe"
 // through the copy and zeebo/xxh3.
 
 const (
-	xxhStripe     = 64
-	xxhBlock      = 1024 // stripes per block (16) × stripe length, for the 192-byte default secret
+	xxhBlock      = 1024 // 16 stripes of 64 bytes per block, for the 192-byte default secret
 	xxhSecretSize = 192
 
 	// longMinWords and longMaxWords bound the record lengths (in words, after the 32-byte

@@ -17,6 +17,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/pipewhy/pipewhy/internal/cputime"
 )
 
 // Benchmark data: N rows × 5 columns (id int64, customer int64, amount
@@ -159,9 +161,9 @@ func BenchmarkReadCSVText(b *testing.B) { benchReadCPU(b, "b.csv", Options{}) }
 // figures on a shared machine. The data is generated before the clock starts.
 func benchReadCPU(b *testing.B, name string, opts Options) {
 	benchData(b)
-	cpu := processCPUSeconds()
+	cpu := cputime.Process().Seconds()
 	benchRead(b, name, opts)
-	if d := processCPUSeconds() - cpu; d > 0 {
+	if d := cputime.Process().Seconds() - cpu; d > 0 {
 		b.ReportMetric(d/float64(b.N), "cpu-s/op")
 		b.ReportMetric(float64(benchRows)*float64(b.N)/d, "rows/cpu-s")
 	}

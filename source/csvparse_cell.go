@@ -2,7 +2,6 @@ package source
 
 import (
 	"math"
-	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -35,16 +34,7 @@ func (t *colType) parseCell(b []byte, c *cell) (Code, string) {
 		if !ok {
 			// Many digits (or not an integer at all): strconv decides, on a
 			// copy that does not escape (no heap allocation up to 32 bytes).
-			s := string(b)
-			if !plainInteger(s) {
-				return CodeType, "not a base-10 " + t.spell
-			}
-			x, err := strconv.ParseInt(s, 10, t.bits)
-			if err != nil {
-				return CodeType, "out of range for " + t.spell
-			}
-			c.i = x
-			return "", ""
+			return t.parseNumber(string(b), c)
 		}
 		if syntax {
 			return CodeType, "not a base-10 " + t.spell
@@ -54,28 +44,8 @@ func (t *colType) parseCell(b []byte, c *cell) (Code, string) {
 		}
 		c.i = v
 		return "", ""
-	case kUint:
-		s := string(b)
-		if !plainInteger(s) || s[0] == '-' || s[0] == '+' {
-			return CodeType, "not a base-10 " + t.spell
-		}
-		v, err := strconv.ParseUint(s, 10, t.bits)
-		if err != nil {
-			return CodeType, "out of range for " + t.spell
-		}
-		c.u = v
-		return "", ""
-	case kFloat:
-		s := string(b)
-		if !floatLiteral(s) {
-			return CodeType, "not a decimal " + t.spell + " literal"
-		}
-		v, err := strconv.ParseFloat(s, t.bits)
-		if err != nil {
-			return CodeType, "out of range for " + t.spell
-		}
-		c.f = v
-		return "", ""
+	case kUint, kFloat:
+		return t.parseNumber(string(b), c) // the copy does not escape
 	case kTimestamp:
 		if v, ok := t.fastTimestamp(b); ok {
 			c.i = v

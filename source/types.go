@@ -215,24 +215,11 @@ type cell struct {
 	d256 decimal256.Num
 }
 
-// parseText parses the textual form of a value (a CSV cell, a JSON string or
-// number literal) exactly; it never rounds except where the declared type is
-// binary floating point. On failure it returns a code and a detail that
-// contains no part of the value.
-func (t *colType) parseText(s string, c *cell) (Code, string) {
+// parseNumber parses an integer or float cell of column type t. It keeps no
+// reference to s, so a caller may pass a string copy of a byte slice without it
+// escaping to the heap (the CSV parser's cells).
+func (t *colType) parseNumber(s string, c *cell) (Code, string) {
 	switch t.kind {
-	case kText:
-		c.s = s
-		return "", ""
-	case kBool:
-		switch s {
-		case "true":
-			c.b = true
-		case "false":
-			c.b = false
-		default:
-			return CodeType, "not a bool (true or false)"
-		}
 	case kInt:
 		if !plainInteger(s) {
 			return CodeType, "not a base-10 " + t.spell
@@ -260,6 +247,30 @@ func (t *colType) parseText(s string, c *cell) (Code, string) {
 			return CodeType, "out of range for " + t.spell
 		}
 		c.f = v
+	}
+	return "", ""
+}
+
+// parseText parses the textual form of a value (a CSV cell, a JSON string or
+// number literal) exactly; it never rounds except where the declared type is
+// binary floating point. On failure it returns a code and a detail that
+// contains no part of the value.
+func (t *colType) parseText(s string, c *cell) (Code, string) {
+	switch t.kind {
+	case kText:
+		c.s = s
+		return "", ""
+	case kBool:
+		switch s {
+		case "true":
+			c.b = true
+		case "false":
+			c.b = false
+		default:
+			return CodeType, "not a bool (true or false)"
+		}
+	case kInt, kUint, kFloat:
+		return t.parseNumber(s, c)
 	case kHex:
 		b, err := hex.DecodeString(s)
 		if err != nil {

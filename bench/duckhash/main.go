@@ -49,7 +49,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -59,6 +58,7 @@ import (
 	bindings "github.com/duckdb/duckdb-go-bindings"
 
 	"github.com/pipewhy/pipewhy/bench/pqgo"
+	"github.com/pipewhy/pipewhy/internal/cputime"
 	"github.com/pipewhy/pipewhy/normalize"
 	"github.com/pipewhy/pipewhy/scan"
 	"github.com/pipewhy/pipewhy/snapshot"
@@ -71,7 +71,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: duckhash hash FILE | mkview FILE DB | drain READER FILE | observe ADDR PROF [RES [KEY]]")
 		os.Exit(2)
 	}
-	start, cpu0 := time.Now(), cpuSeconds()
+	start, cpu0 := time.Now(), cputime.Process().Seconds()
 	var rows int64
 	var extra string
 	var err error
@@ -114,16 +114,7 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Printf("%s rows=%d wall_s=%.3f cpu_s=%.3f %s\n", strings.Join(os.Args[1:2], ""), rows,
-		time.Since(start).Seconds(), cpuSeconds()-cpu0, extra)
-}
-
-// cpuSeconds is the process's user+sys CPU time so far.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+		time.Since(start).Seconds(), cputime.Process().Seconds()-cpu0, extra)
 }
 
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

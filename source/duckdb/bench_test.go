@@ -20,6 +20,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	bindings "github.com/duckdb/duckdb-go-bindings"
 
+	"github.com/pipewhy/pipewhy/internal/cputime"
 	"github.com/pipewhy/pipewhy/source"
 )
 
@@ -115,7 +116,7 @@ func drain(b *testing.B, src source.Source) int64 {
 
 func benchSource(b *testing.B, open func() (source.Source, error)) {
 	var rows int64
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		src, err := open()
 		if err != nil {
@@ -126,7 +127,7 @@ func benchSource(b *testing.B, open func() (source.Source, error)) {
 		}
 		rows += benchRows
 	}
-	reportRows(b, rows, cpuTime()-cpu0)
+	reportRows(b, rows, cputime.Process()-cpu0)
 }
 
 // reportRows reports rows per wall second and, where the CPU time is
@@ -152,7 +153,7 @@ func benchChunks(b *testing.B, prepare func(b *testing.B, res *bindings.Result) 
 	defer done()
 	execSQL(b, conn, "SET threads = 1")
 	var rows int64
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		s := &duckSource{conn: conn}
 		if err := s.execStreaming("SELECT * FROM b"); err != nil {
@@ -180,7 +181,7 @@ func benchChunks(b *testing.B, prepare func(b *testing.B, res *bindings.Result) 
 		}
 		rows += n
 	}
-	reportRows(b, rows, cpuTime()-cpu0)
+	reportRows(b, rows, cputime.Process()-cpu0)
 }
 
 // BenchmarkChunksVectorDecoder: the adapter's vector decoder (vectors.go).
@@ -253,7 +254,7 @@ func BenchmarkReadTableDuckDBMalloc(b *testing.B) {
 func BenchmarkHashAllDuckDB(b *testing.B) {
 	pq, _ := benchFiles(b)
 	var rows int64
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		src, err := Open(context.Background(), Options{Query: "SELECT sum(hash(id, qty, price, name, \"at\"))::VARCHAR AS h FROM read_parquet(" + quoteLiteral(pq) + ")"})
 		if err != nil {
@@ -264,5 +265,5 @@ func BenchmarkHashAllDuckDB(b *testing.B) {
 		}
 		rows += benchRows
 	}
-	reportRows(b, rows, cpuTime()-cpu0)
+	reportRows(b, rows, cputime.Process()-cpu0)
 }
