@@ -54,7 +54,10 @@
 // caller pairs entries with its own rows without digesting or sorting again. Results do
 // not depend on worker count, chunk size, batch boundaries or (in Multiset mode) record
 // order. The engine retains no batch after reading it; Options.Release hands each batch
-// back to its producer.
+// back to its producer. A Feed (Engine.NewFeed) is the same computation driven by the
+// caller's goroutines, one accumulator lane each: a producer digests each batch on the
+// goroutine that made it, while its words are in cache, with the ordinal of its first
+// record, and gets Run's result whatever lane and order the batches took.
 //
 // Options.TrustedFrames is for producers whose words are C2 by construction (the
 // columnar encoder, property-tested against the scalar encoder): it skips only the

@@ -252,9 +252,7 @@ func (e *Engine) Run(ctx context.Context, batches iter.Seq2[*normalize.RecordBat
 				}
 			}
 			if runCtx.Err() == nil && e.opt.Resolution >= RecordResolution {
-				p.voffs = append(p.voffs, uint64(len(p.vals)/ValueStride)) // end of the last record's values
-				p.recs = sortEntries(p.blocks, p.nrecs)
-				p.blocks = nil
+				p.finish()
 			}
 		})
 	}
@@ -477,6 +475,14 @@ func (e *Engine) newPartial(index int) *partial {
 	}
 	p.keyAt = make([]int, len(e.keys))
 	return p
+}
+
+// finish ends a record- or value-resolution partial after its last record: it sorts
+// the entries for the merge.
+func (p *partial) finish() {
+	p.voffs = append(p.voffs, uint64(len(p.vals)/ValueStride)) // end of the last record's values
+	p.recs = sortEntries(p.blocks, p.nrecs)
+	p.blocks = nil
 }
 
 // process digests the records of one task. It allocates nothing per record at dataset

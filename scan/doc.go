@@ -48,21 +48,21 @@
 // # Pipeline
 //
 // One goroutine reads the source (sources are not safe for concurrent use); Workers
-// goroutines (GOMAXPROCS when 0), each with its own columnar.Encoder, C2-encode the
-// Arrow batches; the fingerprint engine's dispatch loop takes the encoded batches back
-// in source order and hands chunks to as many digesting workers (pipeline.go). So the
-// engine sees the batches in the order of a serial read, results do not depend on
-// Workers, the first error in source order is the one reported (an encoding error
-// names its source row), Progress is called from one goroutine in row order, every
+// goroutines (GOMAXPROCS when 0), each with its own columnar.Encoder and its own lane of
+// a fingerprint.Feed, C2-encode each Arrow batch in tiles of about 64 Ki words and
+// digest every tile right after encoding it, while its words are still in that core's
+// cache (pipeline.go). Every tile is digested with the ordinal of its first row in
+// source order, so results do not depend on Workers or tiles; outcomes are taken in
+// source order, so the first error in source order is the one reported (an encoding
+// error names its source row), Progress is called from one goroutine in row order, every
 // Arrow batch is released exactly once, and no goroutine outlives Observe. The engine
 // runs with fingerprint.Options.TrustedFrames: the batches come from columnar.Encoder,
 // whose output equals the validating scalar encoder's.
 //
 // # Memory
 //
-// Dataset resolution streams: a few Arrow batches and their C2 words at a time (at
-// most 2×Workers batches between the source and the engine, plus the engine's queue;
-// the engine hands each batch back and its buffers are reused). Record
+// Dataset resolution streams: a few Arrow batches at a time (at most 2×Workers between
+// the source and the encoders) and one reused tile of C2 words per encoder. Record
 // resolution keeps every entry's key words (from the engine, the batches are recycled);
 // value resolution keeps every batch's C2 words until the snapshot is built (the
 // snapshot store is memory-resident too).

@@ -3,51 +3,63 @@ package scan
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
-	"iter"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/pipewhy/pipewhy/fingerprint"
 	"github.com/pipewhy/pipewhy/normalize"
 	"github.com/pipewhy/pipewhy/normalize/columnar"
 	"github.com/pipewhy/pipewhy/source"
 )
 
-// pipeline reads a source and C2-encodes its batches on several goroutines, and hands
-// the encoded batches to its consumer (the fingerprint engine's dispatch loop) in source
-// order:
+// pipeline reads a source, C2-encodes its batches and digests them on several
+// goroutines, each encoder digesting what it has just encoded while the words are in its
+// core's cache:
 //
 //	reader (1 goroutine: sources are not concurrent)
 //	   │ jobs: Arrow batch + its sequence number and first row   (channel of len(encs))
 //	   ▼
-//	encoders (one goroutine per columnar.Encoder: an Encoder is not safe for concurrent use)
-//	   │ done: encoded batch or encoder error                    (channel of depth)
+//	encoders (goroutine w owns columnar.Encoder w and the fingerprint.Feed's lane w):
+//	   │ the batch is encoded in tiles of rows that stay in cache, each tile is added to
+//	   │ the Feed at once; done: the batch's outcome            (channel of depth)
 //	   ▼
-//	consumer (the goroutine ranging over batches): puts results back in sequence order
+//	consumer (run's caller): takes outcomes in sequence order
 //
-// At most depth batches are between the reader's Next and the consumer's yield (a slot
-// is taken before each Next and given back at the yield), so memory stays bounded and
-// no send on done ever blocks. Since the consumer yields in sequence order, the engine
-// sees exactly the batches, batch indexes and record order of a serial read, and the
-// first error in source order wins: an encoder error of an earlier batch is reported
-// before a read error or an encoder error of a later one. Every Arrow batch is released
-// exactly once, by the encoder goroutine that received it (after encoding it, or
-// without encoding once the pipeline stops) or by the reader when it could not hand it
-// over. When the iteration ends, for any reason, the goroutines are stopped and waited
-// for before the iterator returns: none outlives the engine run, and the source is not
-// read after it.
+// At most depth batches are between the reader's Next and the consumer (a slot is taken
+// before each Next and given back when the consumer takes the batch's outcome), so
+// memory stays bounded and no send on done ever blocks. The Feed's result does not
+// depend on which encoder digested which tile, since every tile is added with the
+// ordinal of its first record in source order. The consumer takes outcomes in sequence
+// order, so the first error in source order wins: an error of an earlier batch (encode
+// or digest) is reported before a read error or an error of a later one; and progress
+// is reported in row order. Every Arrow batch is released exactly once, by the encoder
+// goroutine that received it (after encoding it, or without encoding once the pipeline
+// stops) or by the reader when it could not hand it over. run returns only after every
+// goroutine has returned: none outlives it, and the source is not read after it.
 type pipeline struct {
 	src  source.Source
 	encs []*columnar.Encoder
-	get  func() *normalize.RecordBatch  // an empty batch to encode into
-	put  func(*normalize.RecordBatch)   // hands back a batch that will not be yielded
-	kept func(*normalize.RecordBatch)   // nil, or called (consumer goroutine) with each batch before it is yielded
+	feed *fingerprint.Feed // lane w belongs to encoder goroutine w
+	// newBatch returns an empty batch to encode into.
+	newBatch func() *normalize.RecordBatch
+	// kept is nil, or called (consumer goroutine) with the encoded tiles of each batch,
+	// in source order: the caller then owns them. When nil, each encoder reuses one
+	// batch for all its tiles.
+	kept func([]*normalize.RecordBatch)
 	prog func(rows uint64, cov expects) // nil, or called (consumer goroutine) after each batch, in row order
-
-	// err is the scan error that ended the iteration (read or encode), set by the
-	// consumer before it yields the engine an error; nil when the source ended.
-	err error
 }
+
+// Tile sizes: a tile aims at tileWords words (a quarter of a 2 MiB L2 cache), within
+// minTileRows..maxTileRows rows; the first tile of each encoder has firstTileRows rows.
+// Variables so that tests can make tiles tiny.
+var (
+	tileWords     = 64 << 10
+	minTileRows   = 64
+	maxTileRows   = 16 << 10
+	firstTileRows = 1 << 10
+)
 
 // expects is the source's expected row count as its evidence said right after a batch
 // was read (read on the reader goroutine, the only one that touches the source).
@@ -64,131 +76,161 @@ type job struct {
 	cov   expects
 }
 
-type encoded struct {
+type outcome struct {
 	job
-	b   *normalize.RecordBatch // nil when err, or when the pipeline stopped first
-	err error                  // the encoder's error
-	ok  bool                   // a result is present (reorder ring)
+	tiles []*normalize.RecordBatch // the encoded tiles, when kept
+	err   error                    // a scan *Error: encode or digest
+	ran   bool                     // the batch was encoded and digested (false: the pipeline stopped first)
+	ok    bool                     // an outcome is present (reorder ring)
 }
 
-// batches returns the encoded batches of p.src in source order. It may be ranged over
-// once.
-func (p *pipeline) batches(ctx context.Context) iter.Seq2[*normalize.RecordBatch, error] {
-	return func(yield func(*normalize.RecordBatch, error) bool) {
-		k := len(p.encs)
-		depth := 2 * k
-		pctx, cancel := context.WithCancel(ctx)
-		jobs := make(chan job, k)
-		done := make(chan encoded, depth)
-		slots := make(chan struct{}, depth)
-		var readErr error // written by the reader before it closes jobs
-		var wg, encWG sync.WaitGroup
-		wg.Go(func() {
-			defer close(jobs)
-			rows := uint64(0)
-			for seq := 0; ; seq++ {
-				select {
-				case slots <- struct{}{}:
-				case <-pctx.Done():
-					return
-				}
-				rec, err := p.src.Next(pctx)
-				if err != nil {
-					if !errors.Is(err, io.EOF) {
-						readErr = err
-					}
-					return
-				}
-				j := job{seq: seq, rec: rec, first: rows + 1}
-				rows += uint64(rec.NumRows())
-				j.rows = rows
-				if p.prog != nil {
-					cov := p.src.Evidence().Coverage
-					j.cov = expects{cov.Expected, cov.ExpectedKnown}
-				}
-				select {
-				case jobs <- j:
-				case <-pctx.Done():
-					rec.Release()
-					return
-				}
-			}
-		})
-		for _, enc := range p.encs {
-			encWG.Go(func() {
-				for j := range jobs {
-					r := encoded{job: j}
-					if pctx.Err() == nil {
-						b := p.get()
-						if err := enc.Append(b, j.rec); err != nil {
-							p.put(b) // unchanged on error
-							r.err = err
-						} else {
-							r.b = b
-						}
-					}
-					j.rec.Release()
-					r.rec = nil
-					done <- r // never blocks: at most depth results are pending
-				}
-			})
-		}
-		wg.Go(func() {
-			encWG.Wait()
-			close(done)
-		})
-
-		ring := make([]encoded, depth)
-		defer func() {
-			cancel()
-			for _, r := range ring {
-				if r.ok && r.b != nil {
-					p.put(r.b)
-				}
-			}
-			for r := range done {
-				if r.b != nil {
-					p.put(r.b)
-				}
-			}
-			wg.Wait()
-		}()
-		for next := 0; ; next++ {
-			for !ring[next%depth].ok {
-				r, open := <-done
-				if !open {
-					// Every batch read was yielded: the reader stopped at batch next.
-					if readErr != nil {
-						p.err = &Error{Code: CodeSource, Op: "read", Msg: "reading stopped", Err: readErr}
-						yield(nil, p.err)
-					}
-					return
-				}
-				r.ok = true
-				ring[r.seq%depth] = r
-			}
-			r := ring[next%depth]
-			ring[next%depth] = encoded{}
-			<-slots
-			if r.err != nil {
-				p.err = encodeError(r.err, r.first)
-				yield(nil, r.err)
+// run reads, encodes and digests the whole source. The error is a scan *Error.
+func (p *pipeline) run(ctx context.Context) error {
+	k := len(p.encs)
+	depth := 2 * k
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan job, k)
+	done := make(chan outcome, depth)
+	slots := make(chan struct{}, depth)
+	var readErr error // written by the reader before it closes jobs
+	var wg, encWG sync.WaitGroup
+	wg.Go(func() {
+		defer close(jobs)
+		rows := uint64(0)
+		for seq := 0; ; seq++ {
+			select {
+			case slots <- struct{}{}:
+			case <-pctx.Done():
 				return
 			}
-			if r.b == nil { // ctx was canceled before this batch was encoded
-				p.err = &Error{Code: CodeSource, Op: "read", Msg: "reading stopped", Err: ctx.Err()}
-				yield(nil, p.err)
+			rec, err := p.src.Next(pctx)
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					readErr = err
+				}
 				return
 			}
-			if p.kept != nil {
-				p.kept(r.b)
-			}
+			j := job{seq: seq, rec: rec, first: rows + 1}
+			rows += uint64(rec.NumRows())
+			j.rows = rows
 			if p.prog != nil {
-				p.prog(r.rows, r.cov)
+				cov := p.src.Evidence().Coverage
+				j.cov = expects{cov.Expected, cov.ExpectedKnown}
 			}
-			if !yield(r.b, nil) {
+			select {
+			case jobs <- j:
+			case <-pctx.Done():
+				rec.Release()
 				return
 			}
+		}
+	})
+	for w := range p.encs {
+		encWG.Go(func() {
+			t := tiler{p: p, w: w, rows: firstTileRows}
+			for j := range jobs {
+				r := outcome{job: j}
+				if pctx.Err() == nil {
+					r.tiles, r.err = t.batch(pctx, j)
+					r.ran = r.err == nil && pctx.Err() == nil
+				}
+				j.rec.Release()
+				r.rec = nil
+				done <- r // never blocks: at most depth outcomes are pending
+			}
+		})
+	}
+	wg.Go(func() {
+		encWG.Wait()
+		close(done)
+	})
+	defer wg.Wait()
+
+	ring := make([]outcome, depth)
+	for next := 0; ; next++ {
+		for !ring[next%depth].ok {
+			r, open := <-done
+			if !open {
+				// Every batch read was taken: the reader stopped at batch next.
+				if readErr != nil {
+					return &Error{Code: CodeSource, Op: "read", Msg: "reading stopped", Err: readErr}
+				}
+				if ctx.Err() != nil {
+					return &Error{Code: CodeSource, Op: "read", Msg: "reading stopped", Err: ctx.Err()}
+				}
+				return nil
+			}
+			r.ok = true
+			ring[r.seq%depth] = r
+		}
+		r := ring[next%depth]
+		ring[next%depth] = outcome{}
+		<-slots
+		if r.err != nil {
+			cancel()
+			return r.err
+		}
+		if !r.ran { // ctx was canceled before this batch was digested
+			cancel()
+			return &Error{Code: CodeSource, Op: "read", Msg: "reading stopped", Err: ctx.Err()}
+		}
+		if p.kept != nil {
+			p.kept(r.tiles)
+		}
+		if p.prog != nil {
+			p.prog(r.rows, r.cov)
 		}
 	}
+}
+
+// tiler is one encoder goroutine's state: its lane, its reused batch and the tile size it
+// has learned from the words per row of the tiles it encoded.
+type tiler struct {
+	p    *pipeline
+	w    int
+	own  *normalize.RecordBatch // reused for every tile when tiles are not kept
+	rows int                    // rows of the next tile
+}
+
+// batch encodes and digests the Arrow batch of j in tiles. It returns the tiles when the
+// pipeline keeps them.
+func (t *tiler) batch(ctx context.Context, j job) ([]*normalize.RecordBatch, error) {
+	p := t.p
+	n := int(j.rec.NumRows())
+	var tiles []*normalize.RecordBatch
+	for lo := 0; lo < n && ctx.Err() == nil; {
+		hi := min(lo+t.rows, n)
+		rec := j.rec
+		if lo > 0 || hi < n {
+			rec = j.rec.NewSlice(int64(lo), int64(hi))
+		}
+		b := t.own
+		if p.kept != nil || b == nil {
+			b = p.newBatch()
+		}
+		if p.kept == nil {
+			t.own = b
+		}
+		b.Words, b.Offsets, b.Lengths = b.Words[:0], b.Offsets[:0], b.Lengths[:0]
+		err := p.encs[t.w].Append(b, rec)
+		if rec != j.rec {
+			rec.Release()
+		}
+		if err != nil {
+			return nil, encodeError(err, j.first+uint64(lo))
+		}
+		if err := p.feed.Add(t.w, b, j.seq, j.first-1+uint64(lo)); err != nil {
+			return nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: fmt.Sprintf("digesting the batch from source row %d", j.first+uint64(lo)), Err: err}
+		}
+		if p.kept != nil {
+			tiles = append(tiles, b)
+		}
+		if hi > lo {
+			// Aim the next tile at tileWords words.
+			t.rows = min(max(tileWords/max(len(b.Words)/(hi-lo), 1), minTileRows), maxTileRows)
+		}
+		lo = hi
+	}
+	return tiles, nil
 }

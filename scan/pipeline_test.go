@@ -218,6 +218,15 @@ func settle(t *testing.T, base int) {
 	t.Fatalf("%d goroutines, %d before Observe:\n%s", runtime.NumGoroutine(), base, buf[:runtime.Stack(buf, true)])
 }
 
+// tinyTiles makes the encoders cut every batch into tiles of 1 to 7 rows (restored at
+// the end of the test), so that tile boundaries fall inside batches everywhere.
+func tinyTiles(t *testing.T) {
+	t.Helper()
+	w, lo, hi, first := tileWords, minTileRows, maxTileRows, firstTileRows
+	tileWords, minTileRows, maxTileRows, firstTileRows = 60, 1, 7, 3
+	t.Cleanup(func() { tileWords, minTileRows, maxTileRows, firstTileRows = w, lo, hi, first })
+}
+
 func observeMany(t *testing.T, ctx context.Context, s *manySource, o Options) (*Result, error) {
 	t.Helper()
 	reg, err := source.OpenRegistry(t.TempDir() + "/sources.json")
@@ -239,59 +248,64 @@ func TestPipelineMatchesSerial(t *testing.T) {
 				if keyed && res == snapshot.ResolutionDataset {
 					continue
 				}
-				name := fmt.Sprintf("%s/workers=%d/keyed=%v", res, workers, keyed)
-				t.Run(name, func(t *testing.T) {
-					base := runtime.NumGoroutine()
-					s := newManySource(uint64(workers)*7+uint64(len(res)), 40, false, -1, 0)
-					var keys []string
-					var keyIDs []uint64
-					if keyed {
-						keys, keyIDs = []string{"id"}, []uint64{1}
-					}
-					var last uint64
-					calls := 0
-					got, err := observeMany(t, context.Background(), s, Options{Resolution: res, Key: keys, Workers: workers,
-						Progress: func(p Progress) {
-							calls++ // unsynchronized on purpose: -race reports concurrent calls
-							if p.Rows < last || !p.ExpectedKnown {
-								t.Errorf("progress %+v after %d rows", p, last)
+				for _, tiny := range []bool{false, true} {
+					name := fmt.Sprintf("%s/workers=%d/keyed=%v/tiny=%v", res, workers, keyed, tiny)
+					t.Run(name, func(t *testing.T) {
+						if tiny {
+							tinyTiles(t)
+						}
+						base := runtime.NumGoroutine()
+						s := newManySource(uint64(workers)*7+uint64(len(res)), 40, false, -1, 0)
+						var keys []string
+						var keyIDs []uint64
+						if keyed {
+							keys, keyIDs = []string{"id"}, []uint64{1}
+						}
+						var last uint64
+						calls := 0
+						got, err := observeMany(t, context.Background(), s, Options{Resolution: res, Key: keys, Workers: workers,
+							Progress: func(p Progress) {
+								calls++ // unsynchronized on purpose: -race reports concurrent calls
+								if p.Rows < last || !p.ExpectedKnown {
+									t.Errorf("progress %+v after %d rows", p, last)
+								}
+								last = p.Rows
+							}})
+						if err != nil {
+							t.Fatal(err)
+						}
+						if calls != 40 || last != s.rows {
+							t.Errorf("%d progress calls ending at %d rows, want 40 ending at %d", calls, last, s.rows)
+						}
+						// The reference encodes the same batches again: rebuild them.
+						s2 := newManySource(uint64(workers)*7+uint64(len(res)), 40, false, -1, 0)
+						fres := map[snapshot.Resolution]fingerprint.Resolution{snapshot.ResolutionDataset: fingerprint.DatasetResolution,
+							snapshot.ResolutionRecord: fingerprint.RecordResolution, snapshot.ResolutionValue: fingerprint.ValueResolution}[res]
+						ref := reference(t, s2, got.Scan.Context, fres, keyIDs)
+						s2.Close()
+						sc := got.Scan
+						if eq, _ := sc.State.Equal(ref.fr.State); !eq {
+							t.Fatal("dataset state differs")
+						}
+						for i, c := range ref.fr.Columns {
+							if eq, _ := sc.Columns[i].Equal(c.State); !eq {
+								t.Fatalf("column %d state differs", i)
 							}
-							last = p.Rows
-						}})
-					if err != nil {
-						t.Fatal(err)
-					}
-					if calls != 40 || last != s.rows {
-						t.Errorf("%d progress calls ending at %d rows, want 40 ending at %d", calls, last, s.rows)
-					}
-					// The reference encodes the same batches again: rebuild them.
-					s2 := newManySource(uint64(workers)*7+uint64(len(res)), 40, false, -1, 0)
-					fres := map[snapshot.Resolution]fingerprint.Resolution{snapshot.ResolutionDataset: fingerprint.DatasetResolution,
-						snapshot.ResolutionRecord: fingerprint.RecordResolution, snapshot.ResolutionValue: fingerprint.ValueResolution}[res]
-					ref := reference(t, s2, got.Scan.Context, fres, keyIDs)
-					s2.Close()
-					sc := got.Scan
-					if eq, _ := sc.State.Equal(ref.fr.State); !eq {
-						t.Fatal("dataset state differs")
-					}
-					for i, c := range ref.fr.Columns {
-						if eq, _ := sc.Columns[i].Equal(c.State); !eq {
-							t.Fatalf("column %d state differs", i)
 						}
-					}
-					if !slices.Equal(sc.Records, ref.fr.Records) || !slices.Equal(sc.KeyWords, ref.keyWords) || !slices.Equal(sc.KeyOffsets, ref.keyOffsets) {
-						t.Fatal("record entries or key words differ")
-					}
-					if res == snapshot.ResolutionValue {
-						if !slices.Equal(sc.Values, ref.fr.Values) || !slices.Equal(sc.ValueOffsets, ref.fr.ValueOffsets) ||
-							!slices.Equal(sc.ValueTable.PayloadWords, ref.payload) || !slices.Equal(sc.ValueTable.TypeID, ref.types) {
-							t.Fatal("value entries or value table differ")
+						if !slices.Equal(sc.Records, ref.fr.Records) || !slices.Equal(sc.KeyWords, ref.keyWords) || !slices.Equal(sc.KeyOffsets, ref.keyOffsets) {
+							t.Fatal("record entries or key words differ")
 						}
-					}
-					s.Close()
-					s.mem.AssertSize(t, 0)
-					settle(t, base)
-				})
+						if res == snapshot.ResolutionValue {
+							if !slices.Equal(sc.Values, ref.fr.Values) || !slices.Equal(sc.ValueOffsets, ref.fr.ValueOffsets) ||
+								!slices.Equal(sc.ValueTable.PayloadWords, ref.payload) || !slices.Equal(sc.ValueTable.TypeID, ref.types) {
+								t.Fatal("value entries or value table differ")
+							}
+						}
+						s.Close()
+						s.mem.AssertSize(t, 0)
+						settle(t, base)
+					})
+				}
 			}
 		}
 	}
@@ -315,39 +329,44 @@ func TestPipelineErrors(t *testing.T) {
 		{"read at once", -1, 0, 0, CodeSource},
 	} {
 		for _, workers := range []int{1, 3} {
-			t.Run(fmt.Sprintf("%s/workers=%d", tc.name, workers), func(t *testing.T) {
-				base := runtime.NumGoroutine()
-				s := newManySource(99, 20, false, tc.badAt, tc.badRow)
-				s.failAt = tc.failAt
-				wantRow := uint64(0)
-				if tc.badAt >= 0 {
-					for _, r := range s.recs[:tc.badAt] {
-						wantRow += uint64(r.NumRows())
+			for _, tiny := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/workers=%d/tiny=%v", tc.name, workers, tiny), func(t *testing.T) {
+					if tiny {
+						tinyTiles(t)
 					}
-					wantRow += uint64(tc.badRow) + 1
-				}
-				_, err := observeMany(t, context.Background(), s, Options{Resolution: snapshot.ResolutionRecord, Workers: workers})
-				if CodeOf(err) != tc.code {
-					t.Fatalf("%v, want %s", err, tc.code)
-				}
-				switch tc.code {
-				case CodeEncode:
-					if want := fmt.Sprintf("row %d column \"name\"", wantRow); !strings.Contains(err.Error(), want) || normalize.CodeOf(err) != normalize.CodeUTF8 {
-						t.Fatalf("%v, want %s and %s", err, want, normalize.CodeUTF8)
+					base := runtime.NumGoroutine()
+					s := newManySource(99, 20, false, tc.badAt, tc.badRow)
+					s.failAt = tc.failAt
+					wantRow := uint64(0)
+					if tc.badAt >= 0 {
+						for _, r := range s.recs[:tc.badAt] {
+							wantRow += uint64(r.NumRows())
+						}
+						wantRow += uint64(tc.badRow) + 1
 					}
-				case CodeSource:
-					if !errors.Is(err, errDisk) {
-						t.Fatalf("%v does not wrap the source error", err)
+					_, err := observeMany(t, context.Background(), s, Options{Resolution: snapshot.ResolutionRecord, Workers: workers})
+					if CodeOf(err) != tc.code {
+						t.Fatalf("%v, want %s", err, tc.code)
 					}
-				}
-				n := s.nexts
-				settle(t, base)
-				if s.nexts != n {
-					t.Fatal("the source was read after Observe returned")
-				}
-				s.Close()
-				s.mem.AssertSize(t, 0)
-			})
+					switch tc.code {
+					case CodeEncode:
+						if want := fmt.Sprintf("row %d column \"name\"", wantRow); !strings.Contains(err.Error(), want) || normalize.CodeOf(err) != normalize.CodeUTF8 {
+							t.Fatalf("%v, want %s and %s", err, want, normalize.CodeUTF8)
+						}
+					case CodeSource:
+						if !errors.Is(err, errDisk) {
+							t.Fatalf("%v does not wrap the source error", err)
+						}
+					}
+					n := s.nexts
+					settle(t, base)
+					if s.nexts != n {
+						t.Fatal("the source was read after Observe returned")
+					}
+					s.Close()
+					s.mem.AssertSize(t, 0)
+				})
+			}
 		}
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -244,25 +243,16 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 	if err != nil {
 		return nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "context", Err: err}
 	}
-	// Only value resolution keeps the batches (the value table holds every payload); at
-	// record resolution the engine returns the key words itself. Otherwise the engine
-	// hands every batch back when it is done with it, and its buffers are reused for a
-	// later batch: memory stays at a few batches.
+	// Only value resolution keeps the encoded batches (the value table holds every
+	// payload); at record resolution the engine returns the key words itself, and each
+	// encoder goroutine reuses one batch for all it encodes.
 	keep := res == snapshot.ResolutionValue
-	var pool sync.Pool
-	release := func(b *normalize.RecordBatch) {
-		b.Words, b.Offsets, b.Lengths = b.Words[:0], b.Offsets[:0], b.Lengths[:0]
-		pool.Put(b)
-	}
-	if keep {
-		release = nil
-	}
 	// The batches come from columnar.Encoder only (TrustedFrames). At record and value
 	// resolution the engine returns each entry's key words, and at value resolution which
 	// record each entry came from (Origins), so buildRecords needs neither a second key
 	// projection and digest nor a second sort.
-	eng, err := fingerprint.NewEngine(fctx, fingerprint.Options{Workers: o.Workers, Resolution: fres,
-		Columns: true, KeyFields: keyIDs, Release: release, TrustedFrames: true, Origins: keep,
+	eng, err := fingerprint.NewEngine(fctx, fingerprint.Options{Resolution: fres,
+		Columns: true, KeyFields: keyIDs, TrustedFrames: true, Origins: keep,
 		KeyWords: res != snapshot.ResolutionDataset})
 	if err != nil {
 		return nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine", Err: err}
@@ -272,8 +262,8 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 	for i, id := range asg.IDs {
 		cols[i] = columnar.Column{Index: i, Field: normalize.FieldID(id), Treatment: columnar.Encode}
 	}
-	// One encoder per encoding goroutine (an Encoder is not safe for concurrent use), as
-	// many as the engine has workers.
+	// One encoder and one Feed lane per encoding goroutine (an Encoder is not safe for
+	// concurrent use).
 	encoders := o.Workers
 	if encoders <= 0 {
 		encoders = runtime.GOMAXPROCS(0)
@@ -284,34 +274,29 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 			return nil, &Error{Code: CodeEncode, Op: "open", Msg: "C2 column encoder", Err: err}
 		}
 	}
+	feed, err := eng.NewFeed(encoders)
+	if err != nil {
+		return nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine", Err: err}
+	}
 	var kept []*normalize.RecordBatch
 	profileID := o.Profile.ID()
-	pl := &pipeline{src: src, encs: encs,
-		get: func() *normalize.RecordBatch {
-			if b, _ := pool.Get().(*normalize.RecordBatch); b != nil {
-				return b
-			}
-			return &normalize.RecordBatch{ProfileID: profileID}
-		},
-		put: func(b *normalize.RecordBatch) {
-			b.Words, b.Offsets, b.Lengths = b.Words[:0], b.Offsets[:0], b.Lengths[:0]
-			pool.Put(b)
-		},
+	pl := &pipeline{src: src, encs: encs, feed: feed,
+		newBatch: func() *normalize.RecordBatch { return &normalize.RecordBatch{ProfileID: profileID} },
 	}
 	if keep {
-		pl.kept = func(b *normalize.RecordBatch) { kept = append(kept, b) }
+		pl.kept = func(tiles []*normalize.RecordBatch) { kept = append(kept, tiles...) }
 	}
 	if o.Progress != nil {
 		pl.prog = func(rows uint64, cov expects) {
 			o.Progress(Progress{Rows: rows, Expected: cov.n, ExpectedKnown: cov.known})
 		}
 	}
-	fr, err := eng.Run(ctx, pl.batches(ctx))
+	if err := pl.run(ctx); err != nil {
+		return nil, err
+	}
+	fr, err := feed.Result()
 	if err != nil {
-		if pl.err != nil {
-			return nil, pl.err
-		}
-		return nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine run", Err: err}
+		return nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine result", Err: err}
 	}
 	// The pipeline's goroutines have all returned: the source is read here only.
 	ev := src.Evidence()
