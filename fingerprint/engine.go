@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/pipewhy/pipewhy/internal/hugemem"
 	"github.com/pipewhy/pipewhy/normalize"
 )
 
@@ -337,6 +338,9 @@ type entry struct {
 
 const refShift = 48
 
+// gatherBlock is the number of merged entries whose random reads are issued together.
+const gatherBlock = 1 << 12
+
 func compareEntries(a, b entry) int {
 	switch {
 	case a.key.Lo != b.key.Lo:
@@ -357,6 +361,7 @@ func compareEntries(a, b entry) int {
 // buckets larger; those fall back to pdqsort.
 func sortEntries(blocks [][]entry, n int) []entry {
 	out := make([]entry, n)
+	hugemem.Advise(out)
 	if n < 1<<10 {
 		out = out[:0]
 		for _, bl := range blocks {
@@ -607,30 +612,42 @@ func (p *partial) addEntry(en entry) {
 	p.nrecs++
 }
 
-// blockList is an append-only list of words in fixed-size blocks: no regrowth copies
-// (and no transient double) however long it gets.
+// blockList is an append-only list of words in blocks that double in size (the first
+// holds listBase words): no regrowth copies, at most twice the words in use, and the
+// large blocks are advised for huge pages (the merge reads them at random).
 type blockList struct {
 	blocks [][]uint64
 	n      int
 }
 
+const listBase = 1 << 12
+
 func (l *blockList) add(x uint64) {
-	if l.n%blockEntries == 0 {
-		l.blocks = append(l.blocks, make([]uint64, 0, blockEntries))
+	b := len(l.blocks)
+	if b == 0 || len(l.blocks[b-1]) == cap(l.blocks[b-1]) {
+		nb := make([]uint64, 0, listBase<<b)
+		hugemem.Advise(nb)
+		l.blocks = append(l.blocks, nb)
+		b++
 	}
-	last := &l.blocks[len(l.blocks)-1]
+	last := &l.blocks[b-1]
 	*last = append(*last, x)
 	l.n++
 }
 
-func (l *blockList) at(j uint64) uint64 { return l.blocks[j/blockEntries][j%blockEntries] }
+// at returns word j. Block b starts at word listBase·(2^b − 1).
+func (l *blockList) at(j uint64) uint64 {
+	b := bits.Len64(j/listBase+1) - 1
+	return l.blocks[b][j-listBase*(1<<b-1)]
+}
 
-// keyStore keeps variable-length key records in chunks of keyChunk words, each key
-// whole inside one chunk; a key of bigKey words or more gets a chunk of its own. One
-// word per key locates it (one random read in the merge, not two):
+// keyStore keeps variable-length key records in chunks that double in size from
+// keyChunkMin words up to keyChunkMax, each key whole inside one chunk; a key of bigKey
+// words or more gets a chunk of its own. The large chunks are advised for huge pages.
+// One word per key locates it (one random read in the merge, not two):
 //
-//	chunk index << 32 | offset in the chunk << 16 | length   (length < bigKey)
-//	chunk index << 32 | bigKey                               (the whole chunk)
+//	chunk index << 40 | offset in the chunk << 16 | length   (length < bigKey)
+//	chunk index << 40 | bigKey                               (the whole chunk)
 type keyStore struct {
 	chunks [][]uint64
 	where  blockList
@@ -638,36 +655,46 @@ type keyStore struct {
 }
 
 const (
-	keyChunk = 1 << 16 // offsets within a chunk fit 16 bits
-	bigKey   = 1<<16 - 1
+	keyChunkMin = 1 << 12
+	keyChunkMax = 1 << 22 // offsets within a chunk fit 24 bits
+	bigKey      = 1<<16 - 1
 )
 
 func (s *keyStore) add(k []uint64) {
 	n := len(s.chunks)
 	if len(k) >= bigKey {
 		s.chunks = append(s.chunks, slices.Clip(slices.Clone(k))) // full: no later key shares it
-		s.where.add(uint64(n)<<32 | bigKey)
+		s.where.add(uint64(n)<<40 | bigKey)
 		s.total += len(k)
 		return
 	}
 	if n == 0 || cap(s.chunks[n-1])-len(s.chunks[n-1]) < len(k) {
-		s.chunks = append(s.chunks, make([]uint64, 0, keyChunk))
+		size := keyChunkMin
+		if n > 0 {
+			size = min(2*cap(s.chunks[n-1]), keyChunkMax)
+		}
+		size = max(size, len(k))
+		c := make([]uint64, 0, size)
+		hugemem.Advise(c)
+		s.chunks = append(s.chunks, c)
 		n++
 	}
 	c := &s.chunks[n-1]
-	s.where.add(uint64(n-1)<<32 | uint64(len(*c))<<16 | uint64(len(k)))
+	s.where.add(uint64(n-1)<<40 | uint64(len(*c))<<16 | uint64(len(k)))
 	*c = append(*c, k...)
 	s.total += len(k)
 }
 
-func (s *keyStore) at(j uint64) []uint64 {
-	w := s.where.at(j)
-	c := s.chunks[w>>32]
+func (s *keyStore) at(j uint64) []uint64 { return s.key(s.where.at(j)) }
+
+// key returns the key at location w (a word of where).
+func (s *keyStore) key(w uint64) []uint64 {
+	c := s.chunks[w>>40]
 	size := w & 0xffff
 	if size == bigKey {
 		return c
 	}
-	off := w >> 16 & 0xffff
+	off := w >> 16 & (1<<24 - 1)
 	return c[off : off+size]
 }
 
@@ -732,13 +759,17 @@ func (e *Engine) merge(parts []*partial) *Result {
 		nvals += len(p.vals)
 	}
 	r.Records = make([]uint64, 0, total*RecordStride)
+	hugemem.Advise(r.Records)
 	wantVals := e.opt.Resolution == ValueResolution
 	if wantVals {
 		r.Values = make([]uint64, 0, nvals)
 		r.ValueOffsets = make([]uint64, 1, total+1)
+		hugemem.Advise(r.Values)
+		hugemem.Advise(r.ValueOffsets)
 	}
 	if e.opt.Origins {
 		r.Origins = make([]uint64, 0, total)
+		hugemem.Advise(r.Origins)
 	}
 	if e.opt.KeyWords {
 		kw := 0
@@ -747,31 +778,52 @@ func (e *Engine) merge(parts []*partial) *Result {
 		}
 		r.KeyWords = make([]uint64, 0, kw)
 		r.KeyOffsets = make([]uint64, 1, total+1)
+		hugemem.Advise(r.KeyWords)
+		hugemem.Advise(r.KeyOffsets)
 	}
 	// k-way merge of the per-worker sorted entries; k is small, so a linear scan of heads.
+	// The entries' refs are gathered in blocks of gatherBlock: first the merge order,
+	// then each of the random reads (values, origins, key locations, keys) as its own
+	// loop of independent loads, so that the misses overlap instead of following each
+	// other.
 	heads := make([]int, len(parts))
-	for range total {
-		best := -1
-		for w, p := range parts {
-			if heads[w] < len(p.recs) && (best < 0 || compareEntries(p.recs[heads[w]], parts[best].recs[heads[best]]) < 0) {
-				best = w
+	refs := make([]uint64, 0, min(total, gatherBlock))
+	locs := make([]uint64, 0, min(total, gatherBlock))
+	for done := 0; done < total; done += len(refs) {
+		refs = refs[:0]
+		for range min(total-done, gatherBlock) {
+			best := -1
+			for w, p := range parts {
+				if heads[w] < len(p.recs) && (best < 0 || compareEntries(p.recs[heads[w]], parts[best].recs[heads[best]]) < 0) {
+					best = w
+				}
+			}
+			en := parts[best].recs[heads[best]]
+			heads[best]++
+			r.Records = append(r.Records, en.key.Lo, en.key.Hi, en.rec.Lo, en.rec.Hi)
+			refs = append(refs, en.ref)
+		}
+		if wantVals {
+			for _, ref := range refs {
+				p, j := parts[ref>>refShift], ref&(1<<refShift-1)
+				r.Values = append(r.Values, p.vals[p.voffs[j]*ValueStride:p.voffs[j+1]*ValueStride]...)
+				r.ValueOffsets = append(r.ValueOffsets, uint64(len(r.Values)/ValueStride))
 			}
 		}
-		en := parts[best].recs[heads[best]]
-		heads[best]++
-		r.Records = append(r.Records, en.key.Lo, en.key.Hi, en.rec.Lo, en.rec.Hi)
-		p := parts[en.ref>>refShift]
-		j := en.ref & (1<<refShift - 1)
-		if wantVals {
-			r.Values = append(r.Values, p.vals[p.voffs[j]*ValueStride:p.voffs[j+1]*ValueStride]...)
-			r.ValueOffsets = append(r.ValueOffsets, uint64(len(r.Values)/ValueStride))
-		}
 		if e.opt.Origins {
-			r.Origins = append(r.Origins, p.ords.at(j))
+			for _, ref := range refs {
+				r.Origins = append(r.Origins, parts[ref>>refShift].ords.at(ref&(1<<refShift-1)))
+			}
 		}
 		if e.opt.KeyWords {
-			r.KeyWords = append(r.KeyWords, p.keys.at(j)...)
-			r.KeyOffsets = append(r.KeyOffsets, uint64(len(r.KeyWords)))
+			locs = locs[:0]
+			for _, ref := range refs {
+				locs = append(locs, parts[ref>>refShift].keys.where.at(ref&(1<<refShift-1)))
+			}
+			for i, ref := range refs {
+				r.KeyWords = append(r.KeyWords, parts[ref>>refShift].keys.key(locs[i])...)
+				r.KeyOffsets = append(r.KeyOffsets, uint64(len(r.KeyWords)))
+			}
 		}
 	}
 	return r

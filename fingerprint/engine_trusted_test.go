@@ -280,11 +280,17 @@ func TestOrigins(t *testing.T) {
 	}
 }
 
-// TestKeyStore: keys of any length, longer than a chunk included, come back whole.
+// TestKeyStore: keys of any length, longer than a chunk included, come back whole,
+// across chunks of every size up to keyChunkMax.
 func TestKeyStore(t *testing.T) {
 	var s keyStore
 	var want [][]uint64
-	for i, n := range []int{0, 1, 7, keyChunk - 3, 5, keyChunk + 9, 2, keyChunk, 0, 3, bigKey - 1, bigKey, 1, bigKey + 1, keyChunk / 2, keyChunk / 2, keyChunk / 2} {
+	lens := []int{0, 1, 7, keyChunkMin - 3, 5, keyChunkMin + 9, 2, keyChunkMin, 0, 3, bigKey - 1, bigKey, 1, bigKey + 1, keyChunkMin / 2, keyChunkMin / 2, keyChunkMin / 2}
+	for total := 0; total < 3*keyChunkMax; total += 9001 {
+		lens = append(lens, 9001)
+	}
+	lens = append(lens, 7, bigKey-1, 3)
+	for i, n := range lens {
 		k := make([]uint64, n)
 		for j := range k {
 			k[j] = uint64(i)<<32 | uint64(j)
@@ -301,5 +307,25 @@ func TestKeyStore(t *testing.T) {
 	}
 	if s.total != total {
 		t.Fatalf("total %d, want %d", s.total, total)
+	}
+	if c := cap(s.chunks[len(s.chunks)-2]); c != keyChunkMax {
+		t.Fatalf("chunks grew to %d words, want %d", c, keyChunkMax)
+	}
+}
+
+// TestBlockList: every word comes back, across blocks of doubling size.
+func TestBlockList(t *testing.T) {
+	var l blockList
+	const n = listBase*(1<<6-1) + 5 // six full blocks and five words of the seventh
+	for i := range uint64(n) {
+		l.add(i*0x9e3779b97f4a7c15 + 1)
+	}
+	if len(l.blocks) != 7 || l.n != n {
+		t.Fatalf("%d blocks, %d words", len(l.blocks), l.n)
+	}
+	for i := range uint64(n) {
+		if got := l.at(i); got != i*0x9e3779b97f4a7c15+1 {
+			t.Fatalf("word %d: %#x", i, got)
+		}
 	}
 }
