@@ -241,8 +241,10 @@ type parquetGoSource struct {
 	groups []parquet.RowGroup
 	cols   []pgCol
 	bufs   []pgBuf
-	g      int // next row group to decode
-	pos, n int // next row and row count of the decoded row group
+	size   int64  // file size at open (checkPages bounds page extents by it)
+	hdr    []byte // checkPages' scratch
+	g      int    // next row group to decode
+	pos, n int    // next row and row count of the decoded row group
 }
 
 // openParquetGo opens the fast path over the file f that arrow-go has already
@@ -300,7 +302,7 @@ func openParquetGo(base fileBase, f *os.File, pr *file.Reader, fr *pqarrow.FileR
 	if len(groups) != pr.NumRowGroups() || rows != pr.NumRows() {
 		return nil, fmt.Errorf("%w: parquet-go sees other row groups", errOutOfScope)
 	}
-	s := &parquetGoSource{fileBase: base, pf: pf, pr: pr, groups: groups, cols: cols, bufs: make([]pgBuf, len(cols))}
+	s := &parquetGoSource{fileBase: base, pf: pf, pr: pr, groups: groups, cols: cols, bufs: make([]pgBuf, len(cols)), size: st.Size()}
 	s.keep = nil // records are built with the adapter schema directly
 	s.ev.Choices = append(s.ev.Choices, choiceReaderPQGo)
 	return s, nil
@@ -360,9 +362,15 @@ func (s *parquetGoSource) decodeGroup(g int) error {
 		return fmt.Errorf("row group of %d rows", n)
 	}
 	chunks := rg.ColumnChunks()
+	meta := s.pf.Metadata().RowGroups[g].Columns // the chunks' metadata, as parquet-go reads it
 	for i, c := range s.cols {
-		if c.leaf >= len(chunks) {
+		if c.leaf >= len(chunks) || c.leaf >= len(meta) {
 			return fmt.Errorf("row group without column %d", c.leaf+1)
+		}
+		// Page headers are checked against the file and the footer before
+		// parquet-go sizes anything by them (see checkPages).
+		if err := checkPages(s.f, s.size, &meta[c.leaf].MetaData, c, int(n), &s.hdr); err != nil {
+			return fmt.Errorf("column %d: %w", i+1, err)
 		}
 		// The chunk's uncompressed size presizes a byte-array column's data
 		// (a hint only: append grows it when dictionaries expand it).

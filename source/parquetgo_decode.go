@@ -14,6 +14,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // maxGroupRows bounds the rows of one row group that the fast path accepts:
@@ -84,6 +86,133 @@ func reuse[T any](s []T, c int) []T {
 		return s[:0]
 	}
 	return make([]T, 0, c)
+}
+
+// pageHeaderWindow is how many bytes checkPages reads first for a page
+// header (headers are tens of bytes; statistics can make them longer, and
+// the window then grows up to the rest of the chunk).
+const pageHeaderWindow = 1 << 10
+
+// errPageHeader marks the failures of checkPages.
+var errPageHeader = errors.New("page header inconsistent with the file")
+
+// checkPages walks the page headers of the column chunk described by cm,
+// which must hold rows rows of column c, in the file r of size bytes,
+// before parquet-go decodes any of its pages. parquet-go sizes buffers by
+// the header fields before it decodes (definition levels and byte-array
+// offsets by num_values, a dictionary by its num_values, the decompression
+// buffer by uncompressed_page_size, a statistics value by its length
+// prefix) and tolerates some inconsistencies, so a damaged header would cost
+// up to gigabytes and seconds for a file of a few hundred bytes. Every check
+// holds for a valid file of the fast path's scope (flat columns, where each
+// value of a data page is one row):
+//   - the chunk lies inside the file and every page inside the chunk;
+//   - the data pages' values add up to the row group's rows (v2: the nulls
+//     are at most the values, the levels fit in the page);
+//   - a dictionary page's entries fit in its bytes (PLAIN: at least the
+//     type's width each, 4 bytes for a byte array's length);
+//   - with a compression codec, the pages' uncompressed sizes add up to at
+//     most the chunk's total_uncompressed_size (which also counts headers).
+//
+// It reads the chunk's extent the way parquet-go does (from the dictionary
+// page offset when it is set, else the data page offset, for
+// total_compressed_size bytes) and decodes headers with parquet-go's own
+// Thrift decoder, but from a bounded byte window: a length prefix larger
+// than the bytes left fails instead of allocating. buf is scratch, reused.
+func checkPages(r io.ReaderAt, size int64, cm *format.ColumnMetaData, c pgCol, rows int, buf *[]byte) error {
+	base, total := cm.DataPageOffset, cm.TotalCompressedSize
+	if cm.DictionaryPageOffset != 0 {
+		base = cm.DictionaryPageOffset
+	}
+	if base < 0 || total < 0 || base > size || total > size-base {
+		return fmt.Errorf("%w: the column chunk lies outside the file", errPageHeader)
+	}
+	compressed := cm.Codec != format.Uncompressed
+	var values, uncompressed int64
+	proto := new(thrift.CompactProtocol)
+	for pos, page := int64(0), 1; pos < total; page++ {
+		var h format.PageHeader
+		var hlen int64
+		for window := min(total-pos, pageHeaderWindow); ; window = min(16*window, total-pos) {
+			if int64(cap(*buf)) < window {
+				*buf = make([]byte, window)
+			}
+			b := (*buf)[:window]
+			if _, err := r.ReadAt(b, base+pos); err != nil {
+				return fmt.Errorf("page %d: %w", page, err)
+			}
+			h = format.PageHeader{}
+			tr := proto.NewReaderFromBytes(b)
+			err := thrift.NewDecoder(tr).Decode(&h)
+			if err == nil {
+				hlen = int64(tr.BytesRead())
+				break
+			}
+			if window == total-pos {
+				return fmt.Errorf("%w: page %d: unreadable header", errPageHeader, page)
+			}
+		}
+		if h.CompressedPageSize < 0 || h.UncompressedPageSize < 0 || int64(h.CompressedPageSize) > total-pos-hlen {
+			return fmt.Errorf("%w: page %d: sizes outside the column chunk", errPageHeader, page)
+		}
+		switch {
+		case h.Type == format.DataPage && h.DataPageHeader.Valid:
+			v := &h.DataPageHeader.V
+			if v.NumValues < 0 {
+				return fmt.Errorf("%w: page %d: negative value count", errPageHeader, page)
+			}
+			values += int64(v.NumValues)
+		case h.Type == format.DataPageV2 && h.DataPageHeaderV2.Valid:
+			v := &h.DataPageHeaderV2.V
+			if v.NumValues < 0 || v.NumNulls < 0 || v.NumNulls > v.NumValues {
+				return fmt.Errorf("%w: page %d: value or null count", errPageHeader, page)
+			}
+			if v.RepetitionLevelsByteLength < 0 || v.DefinitionLevelsByteLength < 0 ||
+				int64(v.RepetitionLevelsByteLength)+int64(v.DefinitionLevelsByteLength) > int64(h.CompressedPageSize) {
+				return fmt.Errorf("%w: page %d: levels larger than the page", errPageHeader, page)
+			}
+			values += int64(v.NumValues)
+		case h.Type == format.DictionaryPage && h.DictionaryPageHeader.Valid:
+			n := int64(h.DictionaryPageHeader.V.NumValues)
+			bytes := int64(h.CompressedPageSize)
+			if compressed {
+				bytes = int64(h.UncompressedPageSize)
+			}
+			if n < 0 || n > 8*bytes/minValueBits(c) {
+				return fmt.Errorf("%w: page %d: %d dictionary entries in %d bytes", errPageHeader, page, n, bytes)
+			}
+		default:
+			return fmt.Errorf("%w: page %d: page type %d or its header missing", errPageHeader, page, h.Type)
+		}
+		if values > int64(rows) {
+			return fmt.Errorf("%w: page %d: the pages hold more values than the row group's %d rows", errPageHeader, page, rows)
+		}
+		if compressed {
+			uncompressed += int64(h.UncompressedPageSize)
+			if uncompressed > cm.TotalUncompressedSize {
+				return fmt.Errorf("%w: page %d: uncompressed sizes past the chunk's total", errPageHeader, page)
+			}
+		}
+		pos += hlen + int64(h.CompressedPageSize)
+	}
+	if values != int64(rows) {
+		return fmt.Errorf("%w: the pages hold %d values, the row group %d rows", errPageHeader, values, rows)
+	}
+	return nil
+}
+
+// minValueBits is the fewest bits one PLAIN-encoded value of column c
+// takes.
+func minValueBits(c pgCol) int64 {
+	switch c.kind {
+	case pgBool:
+		return 1
+	case pgInt64, pgFloat64, pgDec64:
+		return 64
+	case pgDecFixed:
+		return 8 * int64(max(c.size, 1))
+	}
+	return 32 // INT32, FLOAT, and a BYTE_ARRAY's 4-byte length
 }
 
 // decode reads every page of column chunk cc, which must hold n rows.

@@ -1,6 +1,7 @@
 package source
 
 import (
+	"flag"
 	"math/rand/v2"
 	"os"
 	"testing"
@@ -30,7 +31,27 @@ func FuzzParquetGo(f *testing.F) {
 		added++
 	}
 	f.Setenv(ParquetReaderEnv, "parquet-go")
+	boundMinimization(f, "1000x")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzRead(t, "f.parquet", data, Options{})
 	})
+}
+
+// boundMinimization sets -test.fuzzminimizetime to limit unless the command
+// line gave it. The fuzzer minimizes every input that finds new coverage
+// for up to 60 s by default, and its byte-range pass needs about n²/2 runs
+// for an n-byte input: for Parquet files of a kilobyte at about a
+// millisecond a run, every new input took the whole minute, during which the
+// fuzzer reports no executions, so fuzzing looked stalled at 0 execs/s. The
+// flag is read when f.Fuzz starts the coordinator, after this runs.
+func boundMinimization(f *testing.F, limit string) {
+	const name = "test.fuzzminimizetime"
+	set := false
+	flag.Visit(func(fl *flag.Flag) { set = set || fl.Name == name })
+	if set {
+		return
+	}
+	if err := flag.Set(name, limit); err != nil {
+		f.Fatal(err)
+	}
 }

@@ -3,6 +3,7 @@ package source
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -22,6 +24,8 @@ import (
 	pq "github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // pgType is one Arrow type the differential test writes, and whether the
@@ -728,5 +732,187 @@ func TestParquetGoGroupRowsCap(t *testing.T) {
 	t.Setenv(ParquetReaderEnv, "parquet-go")
 	if _, err := reader(); CodeOf(err) != CodeUnsupported {
 		t.Fatalf("parquet-go demanded for a 300-row group over a 299 limit: %v", err)
+	}
+}
+
+// editPageHeader returns a copy of the Parquet file orig in which page
+// number page (counting a dictionary page) of column col in the first row
+// group has its header changed by edit, the header re-encoded in place and
+// the footer's offsets and chunk sizes moved by the change in header length,
+// so that only the edited fields are inconsistent.
+func editPageHeader(t testing.TB, orig []byte, col, page int, edit func(*format.PageHeader)) []byte {
+	t.Helper()
+	proto := new(thrift.CompactProtocol)
+	n := len(orig)
+	flen := int(binary.LittleEndian.Uint32(orig[n-8:]))
+	var md format.FileMetaData
+	if err := thrift.Unmarshal(proto, orig[n-8-flen:n-8], &md); err != nil {
+		t.Fatal(err)
+	}
+	cm := &md.RowGroups[0].Columns[col].MetaData
+	off := cm.DataPageOffset
+	if cm.DictionaryPageOffset != 0 {
+		off = cm.DictionaryPageOffset
+	}
+	end := off + cm.TotalCompressedSize
+	var h format.PageHeader
+	var hlen int
+	for i := 0; ; i++ {
+		if off >= end {
+			t.Fatalf("column %d has no page %d", col, page)
+		}
+		r := proto.NewReaderFromBytes(orig[off:])
+		h = format.PageHeader{}
+		if err := thrift.NewDecoder(r).Decode(&h); err != nil {
+			t.Fatal(err)
+		}
+		hlen = r.BytesRead()
+		if i == page {
+			break
+		}
+		off += int64(hlen) + int64(h.CompressedPageSize)
+	}
+	edit(&h)
+	nh, err := thrift.Marshal(proto, &h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delta := int64(len(nh) - hlen)
+	shift := func(o *int64) {
+		if *o > off {
+			*o += delta
+		}
+	}
+	for g := range md.RowGroups {
+		rg := &md.RowGroups[g]
+		shift(&rg.FileOffset)
+		for c := range rg.Columns {
+			cc := &rg.Columns[c]
+			shift(&cc.FileOffset)
+			shift(&cc.OffsetIndexOffset)
+			shift(&cc.ColumnIndexOffset)
+			shift(&cc.MetaData.DataPageOffset)
+			shift(&cc.MetaData.DictionaryPageOffset)
+			shift(&cc.MetaData.IndexPageOffset)
+			shift(&cc.MetaData.BloomFilterOffset)
+		}
+	}
+	cm.TotalCompressedSize += delta
+	cm.TotalUncompressedSize += delta
+	md.RowGroups[0].TotalCompressedSize += delta
+	footer, err := thrift.Marshal(proto, &md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := slices.Concat(orig[:off], nh, orig[off+int64(hlen):n-8-flen], footer)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(footer)))
+	return append(out, "PAR1"...)
+}
+
+// TestParquetGoPageHeaderBounds damages one count or size in a page header
+// of a valid file (a string column and an optional int64 column, 10 rows in
+// one row group) to a value the file cannot hold: the parquet-go reader must
+// fail with PW_SOURCE_CORRUPT before parquet-go sizes buffers by the damaged
+// field. Before page headers were checked, each of these allocated hundreds
+// of MiB (levels, offsets, dictionary or decompression buffers of the claimed
+// size) and spent seconds decoding; the allocation bound makes that visible
+// without timing the test.
+func TestParquetGoPageHeaderBounds(t *testing.T) {
+	sb := array.NewStringBuilder(memory.DefaultAllocator)
+	ib := array.NewInt64Builder(memory.DefaultAllocator)
+	for i := range 10 {
+		// Three values of 40 bytes, so that arrow-go keeps a dictionary
+		// (it falls back to PLAIN when a dictionary saves no space).
+		sb.Append(fmt.Sprintf("%039d", i%3))
+		if i%4 == 1 {
+			ib.AppendNull()
+		} else {
+			ib.Append(int64(i))
+		}
+	}
+	cols := []arrow.Array{sb.NewArray(), ib.NewArray()}
+	sb.Release()
+	ib.Release()
+	defer release(cols)
+	sc := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String}, {Name: "i", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
+	rec := array.NewRecordBatch(sc, cols, 10)
+	defer rec.Release()
+	dir := t.TempDir()
+	write := func(name string, props ...pq.WriterProperty) []byte {
+		p := filepath.Join(dir, name)
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := pqarrow.NewFileWriter(sc, f, pq.NewWriterProperties(props...), pqarrow.DefaultWriterProps())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	plainV1 := write("plain1.parquet", pq.WithDictionaryDefault(false))
+	plainV2 := write("plain2.parquet", pq.WithDictionaryDefault(false), pq.WithDataPageVersion(pq.DataPageV2))
+	dict := write("dict.parquet", pq.WithDictionaryDefault(true))
+	snappy := write("snappy.parquet", pq.WithDictionaryDefault(false), pq.WithCompression(compress.Codecs.Snappy))
+	const huge = 100_000_000
+	cases := []struct {
+		name      string
+		file      []byte
+		col, page int
+		edit      func(*format.PageHeader)
+	}{
+		{"unchanged", plainV1, 0, 0, nil},
+		{"unchanged-v2", plainV2, 1, 0, nil},
+		{"unchanged-dictionary", dict, 0, 1, nil},
+		{"unchanged-snappy", snappy, 0, 0, nil},
+		{"v1-num-values", plainV1, 0, 0, func(h *format.PageHeader) { h.DataPageHeader.V.NumValues = huge }},
+		{"v1-num-values-optional", plainV1, 1, 0, func(h *format.PageHeader) { h.DataPageHeader.V.NumValues = huge }},
+		{"v1-num-values-one-extra", plainV1, 0, 0, func(h *format.PageHeader) { h.DataPageHeader.V.NumValues = 11 }},
+		{"v2-num-values", plainV2, 1, 0, func(h *format.PageHeader) {
+			h.DataPageHeaderV2.V.NumValues, h.DataPageHeaderV2.V.NumRows = huge, huge
+		}},
+		{"v2-num-nulls", plainV2, 1, 0, func(h *format.PageHeader) { h.DataPageHeaderV2.V.NumNulls = 11 }},
+		{"v2-levels-length", plainV2, 1, 0, func(h *format.PageHeader) {
+			h.DataPageHeaderV2.V.DefinitionLevelsByteLength = h.CompressedPageSize + 1
+		}},
+		{"dictionary-num-values", dict, 0, 0, func(h *format.PageHeader) { h.DictionaryPageHeader.V.NumValues = huge }},
+		{"data-page-on-dictionary", dict, 0, 1, func(h *format.PageHeader) { h.DataPageHeader.V.NumValues = huge }},
+		{"uncompressed-size", snappy, 0, 0, func(h *format.PageHeader) { h.UncompressedPageSize = 1 << 30 }},
+	}
+	for _, c := range cases {
+		data := c.file
+		if c.edit != nil {
+			data = editPageHeader(t, c.file, c.col, c.page, c.edit)
+		}
+		p := filepath.Join(dir, c.name+".parquet")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, got, _, err := pgRead(t, p, "parquet-go", 100)
+		runtime.ReadMemStats(&after)
+		if c.edit == nil {
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			requireSameColumns(t, c.name, cols, got)
+		} else if CodeOf(err) != CodeCorrupt {
+			t.Errorf("%s: %v, want %s", c.name, err, CodeCorrupt)
+		}
+		release(got)
+		if a := after.TotalAlloc - before.TotalAlloc; a > 32<<20 {
+			t.Errorf("%s: %d MiB allocated reading a %d-byte file", c.name, a>>20, len(data))
+		}
 	}
 }
