@@ -86,7 +86,9 @@ type Descriptor struct {
 	ColumnStates   bool     `json:"column_states"` // observation rows 1..n hold per-field column states
 }
 
-// Scan is a decoded, validated scan snapshot.
+// Scan is a decoded, validated scan snapshot. A loaded Scan's record and value slices
+// share memory with the snapshot's arrays (no copy of hundreds of megabytes): treat
+// them as read-only.
 type Scan struct {
 	Metadata     snapshot.Metadata
 	Descriptor   Descriptor
@@ -144,7 +146,10 @@ func Identities(c fingerprint.Context) fingerprint.Identities {
 }
 
 // Arrays returns the named arrays of s for snapshot.Publish. s.Metadata, s.State and
-// s.Columns are not used: the observation table already carries the states.
+// s.Columns are not used: the observation table already carries the states. The record
+// and value arrays share memory with s.Records, s.KeyWords, s.KeyOffsets, s.Values and
+// s.ValueOffsets (hundreds of megabytes at record resolution): those must not be
+// modified while the arrays are in use.
 func (s *Scan) Arrays() (map[string]snapshot.Array, error) {
 	desc := s.Descriptor
 	desc.Format, desc.Version = DescriptorFormat, DescriptorVersion
@@ -155,13 +160,13 @@ func (s *Scan) Arrays() (map[string]snapshot.Array, error) {
 	out := map[string]snapshot.Array{KeyDescriptor: snapshot.FromUint8(js)}
 	tables := []arrays.Table{s.Artifacts, s.Observations}
 	if s.Records != nil {
-		out[KeyRecords] = snapshot.FromUint64(s.Records)
-		out[KeyKeyWords] = snapshot.FromUint64(s.KeyWords)
-		out[KeyKeyOffsets] = snapshot.FromUint64(s.KeyOffsets)
+		out[KeyRecords] = snapshot.WrapUint64(s.Records)
+		out[KeyKeyWords] = snapshot.WrapUint64(s.KeyWords)
+		out[KeyKeyOffsets] = snapshot.WrapUint64(s.KeyOffsets)
 	}
 	if s.Values != nil {
-		out[KeyValues] = snapshot.FromUint64(s.Values)
-		out[KeyValueOffsets] = snapshot.FromUint64(s.ValueOffsets)
+		out[KeyValues] = snapshot.WrapUint64(s.Values)
+		out[KeyValueOffsets] = snapshot.WrapUint64(s.ValueOffsets)
 		tables = append(tables, s.ValueTable)
 	}
 	for _, t := range tables {
@@ -469,7 +474,7 @@ func getU64(snap *snapshot.Snapshot, key string) ([]uint64, error) {
 	if !ok {
 		return nil, fmt.Errorf("array %s missing", key)
 	}
-	return a.Uint64s()
+	return a.Uint64sView()
 }
 
 // FieldsSorted returns the descriptor's fields in ascending id order.

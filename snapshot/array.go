@@ -194,6 +194,29 @@ func FromUint32(v []uint32) Array { return fromInts(Uint32, v) }
 // FromUint64 returns an Array holding a copy of v.
 func FromUint64(v []uint64) Array { return fromInts(Uint64, v) }
 
+// WrapUint64 returns a Uint64 array over v's memory, without the copy FromUint64 makes
+// (it copies on big-endian hosts). It is for arrays of hundreds of megabytes that their
+// owner publishes and drops: v must not be modified while the array is in use, since an
+// Array is immutable.
+func WrapUint64(v []uint64) Array {
+	if !littleEndianHost || len(v) == 0 {
+		return FromUint64(v)
+	}
+	return Array{dtype: Uint64, data: unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 8*len(v))}
+}
+
+// Uint64sView returns the elements of a Uint64 array without the copy Uint64s makes,
+// where the host is little-endian and the bytes are 8-byte aligned (the arrays of a
+// loaded snapshot are: each is read into its own allocation); a copy otherwise. The
+// result shares the array's memory: it must not be modified, since an Array is
+// immutable. It fails unless the dtype is Uint64.
+func (a Array) Uint64sView() ([]uint64, error) {
+	if a.dtype != Uint64 || !littleEndianHost || len(a.data) == 0 || uintptr(unsafe.Pointer(unsafe.SliceData(a.data)))%8 != 0 {
+		return a.Uint64s()
+	}
+	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(a.data))), len(a.data)/8), nil
+}
+
 // Int8s returns a copy of the elements; it fails unless the dtype is Int8.
 func (a Array) Int8s() ([]int8, error) { return toInts[int8](a, Int8) }
 

@@ -1,0 +1,40 @@
+package snapshot
+
+import (
+	"bytes"
+	"slices"
+	"testing"
+)
+
+// TestUint64Views: WrapUint64 and Uint64sView give the same elements and bytes as the
+// copying forms (little-endian bytes by hand), share memory where they promise to, and
+// fall back to a copy for misaligned bytes; Uint64sView checks the dtype.
+func TestUint64Views(t *testing.T) {
+	v := []uint64{0x0102030405060708, 0, ^uint64(0)}
+	want := []byte{8, 7, 6, 5, 4, 3, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 255, 255, 255, 255, 255, 255, 255, 255}
+	w := WrapUint64(v)
+	if w.DType() != Uint64 || !bytes.Equal(w.Bytes(), want) || !w.Equal(FromUint64(v)) {
+		t.Fatalf("WrapUint64 bytes %v, want %v", w.Bytes(), want)
+	}
+	got, err := w.Uint64sView()
+	if err != nil || !slices.Equal(got, v) {
+		t.Fatalf("Uint64sView %v %v", got, err)
+	}
+	if littleEndianHost && &got[0] != &v[0] {
+		t.Fatal("view of a wrapped array copied on a little-endian host")
+	}
+	if e := WrapUint64(nil); e.Len() != 0 || e.DType() != Uint64 {
+		t.Fatalf("empty wrap: %d elements of %v", e.Len(), e.DType())
+	}
+	// Misaligned bytes: a copy with the same elements.
+	buf := make([]byte, len(want)+1)
+	copy(buf[1:], want)
+	mis := Array{dtype: Uint64, data: buf[1:]}
+	got, err = mis.Uint64sView()
+	if err != nil || !slices.Equal(got, v) {
+		t.Fatalf("misaligned view %v %v", got, err)
+	}
+	if _, err := FromUint8([]byte{1, 2}).Uint64sView(); err == nil {
+		t.Fatal("Uint64sView of a Uint8 array did not fail")
+	}
+}
