@@ -61,8 +61,9 @@
 //
 // # Memory
 //
-// Dataset resolution streams: a few Arrow batches at a time (at most 2×Workers between
-// the source and the encoders) and one reused tile of C2 words per encoder. Record
+// Dataset resolution streams: the Arrow batches between the source and the encoders
+// (2×Workers of them, or more while they hold under 64 MiB, so that the reader decodes
+// ahead) and one reused tile of C2 words per encoder. Record
 // resolution keeps every entry's key words (from the engine, the batches are recycled);
 // value resolution keeps every batch's C2 words until the snapshot is built (the
 // snapshot store is memory-resident too).

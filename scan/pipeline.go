@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/pipewhy/pipewhy/fingerprint"
 	"github.com/pipewhy/pipewhy/normalize"
 	"github.com/pipewhy/pipewhy/normalize/columnar"
@@ -19,7 +20,7 @@ import (
 // core's cache:
 //
 //	reader (1 goroutine: sources are not concurrent)
-//	   │ jobs: Arrow batch + its sequence number and first row   (channel of len(encs))
+//	   │ jobs: Arrow batch + its sequence number and first row   (channel of depth)
 //	   ▼
 //	encoders (goroutine w owns columnar.Encoder w and the fingerprint.Feed's lane w):
 //	   │ the batch is encoded in tiles of rows that stay in cache, each tile is added to
@@ -27,9 +28,12 @@ import (
 //	   ▼
 //	consumer (run's caller): takes outcomes in sequence order
 //
-// At most depth batches are between the reader's Next and the consumer (a slot is taken
-// before each Next and given back when the consumer takes the batch's outcome), so
-// memory stays bounded and no send on done ever blocks. The Feed's result does not
+// The reader runs ahead of the encoders by at least 2×len(encs) batches, and by more
+// while the batches in flight hold under maxAheadBytes of Arrow buffers (at most
+// maxAheadBatches), so that a source that decodes in large units (a Parquet row group)
+// keeps the encoders busy while it decodes the next one. A batch is in flight from the
+// reader's Next until the consumer takes its outcome, so memory stays bounded and no
+// send on jobs or done ever blocks. The Feed's result does not
 // depend on which encoder digested which tile, since every tile is added with the
 // ordinal of its first record in source order. The consumer takes outcomes in sequence
 // order, so the first error in source order wins: an error of an earlier batch (encode
@@ -49,6 +53,91 @@ type pipeline struct {
 	// batch for all its tiles.
 	kept func([]*normalize.RecordBatch)
 	prog func(rows uint64, cov expects) // nil, or called (consumer goroutine) after each batch, in row order
+}
+
+// Read-ahead bounds (see pipeline).
+const (
+	maxAheadBatches = 256
+	maxAheadBytes   = 64 << 20
+)
+
+// admission bounds the batches between the reader and the consumer: the reader may read
+// another batch while fewer than minN are in flight, or while fewer than maxN are and
+// they hold under maxBytes.
+type admission struct {
+	mu         sync.Mutex
+	n          int
+	bytes      int64
+	minN, maxN int
+	maxBytes   int64
+	freed      chan struct{} // a token after each give, so that wait checks again
+}
+
+func newAdmission(minN, maxN int, maxBytes int64) *admission {
+	return &admission{minN: minN, maxN: max(minN, maxN), maxBytes: maxBytes, freed: make(chan struct{}, 1)}
+}
+
+func (a *admission) admits() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.n < a.minN || (a.n < a.maxN && a.bytes < a.maxBytes)
+}
+
+// wait blocks until another batch may be read; false when ctx ended first.
+func (a *admission) wait(ctx context.Context) bool {
+	for !a.admits() {
+		select {
+		case <-a.freed:
+		case <-ctx.Done():
+			return false
+		}
+	}
+	return ctx.Err() == nil
+}
+
+// take counts a batch read; give, one whose outcome the consumer took.
+func (a *admission) take(bytes int64) {
+	a.mu.Lock()
+	a.n++
+	a.bytes += bytes
+	a.mu.Unlock()
+}
+
+func (a *admission) give(bytes int64) {
+	a.mu.Lock()
+	a.n--
+	a.bytes -= bytes
+	a.mu.Unlock()
+	select {
+	case a.freed <- struct{}{}:
+	default:
+	}
+}
+
+// batchBytes is the size of the buffers rec references (whole buffers, also where rec
+// is a slice of them).
+func batchBytes(rec arrow.RecordBatch) int64 {
+	var n int64
+	for _, c := range rec.Columns() {
+		n += dataBytes(c.Data())
+	}
+	return n
+}
+
+func dataBytes(d arrow.ArrayData) int64 {
+	var n int64
+	for _, b := range d.Buffers() {
+		if b != nil {
+			n += int64(b.Len())
+		}
+	}
+	for _, c := range d.Children() {
+		n += dataBytes(c)
+	}
+	if dict, ok := d.Dictionary().(*array.Data); ok && dict != nil { // an interface holding a nil *Data without one
+		n += dataBytes(dict)
+	}
+	return n
 }
 
 // Tile sizes: a tile aims at tileWords words (a quarter of a 2 MiB L2 cache), within
@@ -73,6 +162,7 @@ type job struct {
 	rec   arrow.RecordBatch
 	first uint64 // 1-based source row of the batch's first row
 	rows  uint64 // rows read, this batch included
+	bytes int64  // the Arrow batch's buffer bytes (admission)
 	cov   expects
 }
 
@@ -87,21 +177,19 @@ type outcome struct {
 // run reads, encodes and digests the whole source. The error is a scan *Error.
 func (p *pipeline) run(ctx context.Context) error {
 	k := len(p.encs)
-	depth := 2 * k
+	adm := newAdmission(2*k, maxAheadBatches, maxAheadBytes)
+	depth := adm.maxN
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	jobs := make(chan job, k)
+	jobs := make(chan job, depth)
 	done := make(chan outcome, depth)
-	slots := make(chan struct{}, depth)
 	var readErr error // written by the reader before it closes jobs
 	var wg, encWG sync.WaitGroup
 	wg.Go(func() {
 		defer close(jobs)
 		rows := uint64(0)
 		for seq := 0; ; seq++ {
-			select {
-			case slots <- struct{}{}:
-			case <-pctx.Done():
+			if !adm.wait(pctx) {
 				return
 			}
 			rec, err := p.src.Next(pctx)
@@ -111,7 +199,8 @@ func (p *pipeline) run(ctx context.Context) error {
 				}
 				return
 			}
-			j := job{seq: seq, rec: rec, first: rows + 1}
+			j := job{seq: seq, rec: rec, first: rows + 1, bytes: batchBytes(rec)}
+			adm.take(j.bytes)
 			rows += uint64(rec.NumRows())
 			j.rows = rows
 			if p.prog != nil {
@@ -166,7 +255,7 @@ func (p *pipeline) run(ctx context.Context) error {
 		}
 		r := ring[next%depth]
 		ring[next%depth] = outcome{}
-		<-slots
+		adm.give(r.bytes)
 		if r.err != nil {
 			cancel()
 			return r.err

@@ -430,3 +430,41 @@ func TestRecordResolutionDuplicates(t *testing.T) {
 	s.Close()
 	s.mem.AssertSize(t, 0)
 }
+
+// TestAdmission: the reader may always have minN batches in flight, more only while they
+// hold under maxBytes, never more than maxN; wait ends when ctx does.
+func TestAdmission(t *testing.T) {
+	a := newAdmission(2, 4, 100)
+	ctx := context.Background()
+	for i, want := range []bool{true, true, true, true, false} {
+		if got := a.admits(); got != want {
+			t.Fatalf("batch %d: admits %v, want %v", i, got, want)
+		}
+		if want {
+			a.take(10) // four small batches: the count bound stops the fifth
+		}
+	}
+	a.give(10)
+	if !a.wait(ctx) {
+		t.Fatal("wait after give")
+	}
+	b := newAdmission(2, 4, 100)
+	b.take(60)
+	b.take(60) // two batches over the byte bound: only minN admitted them
+	if b.admits() {
+		t.Fatal("admits past the byte bound with minN in flight")
+	}
+	b.give(60)
+	if !b.admits() {
+		t.Fatal("does not admit below minN")
+	}
+	b.take(60)
+	cctx, cancel := context.WithCancel(ctx)
+	go func() {
+		time.Sleep(10 * time.Millisecond)
+		cancel()
+	}()
+	if b.wait(cctx) {
+		t.Fatal("wait returned true for a canceled context")
+	}
+}
