@@ -183,7 +183,7 @@ func (s *Scan) Arrays() (map[string]snapshot.Array, error) {
 			if err != nil {
 				return nil, &Error{Code: CodeFormat, Op: "encode", Msg: "C1 column dtype " + name, Err: err}
 			}
-			a, err := snapshot.NewArray(dt, b)
+			a, err := snapshot.WrapBytes(dt, b) // b is this loop's own copy
 			if err != nil {
 				return nil, &Error{Code: CodeFormat, Op: "encode", Msg: "C1 column " + name, Err: err}
 			}

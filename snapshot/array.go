@@ -75,6 +75,19 @@ func NewArray(d DType, le []byte) (Array, error) {
 	return Array{dtype: d, data: append(make([]byte, 0, len(le)), le...)}, nil
 }
 
+// WrapBytes is NewArray without the copy: the array takes le itself. It is for byte
+// buffers that their owner has just built and hands over; le must not be modified
+// afterwards, since an Array is immutable.
+func WrapBytes(d DType, le []byte) (Array, error) {
+	if !d.valid() {
+		return Array{}, &Error{Code: CodeInvalidArray, Op: "wrap array", Msg: "unsupported dtype"}
+	}
+	if len(le)%d.Width() != 0 {
+		return Array{}, &Error{Code: CodeInvalidArray, Op: "wrap array", Msg: "byte length is not a multiple of the dtype width"}
+	}
+	return Array{dtype: d, data: le}, nil
+}
+
 // DType returns the element type.
 func (a Array) DType() DType { return a.dtype }
 

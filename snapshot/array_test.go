@@ -38,3 +38,22 @@ func TestUint64Views(t *testing.T) {
 		t.Fatal("Uint64sView of a Uint8 array did not fail")
 	}
 }
+
+// TestWrapBytes: the array holds the given bytes themselves (no copy) and checks dtype
+// and length like NewArray.
+func TestWrapBytes(t *testing.T) {
+	le := []byte{1, 0, 2, 0}
+	a, err := WrapBytes(Uint16, le)
+	if err != nil || a.Len() != 2 || &a.data[0] != &le[0] {
+		t.Fatalf("WrapBytes: %v, %d elements, shared %v", err, a.Len(), err == nil && &a.data[0] == &le[0])
+	}
+	if v, err := a.Uint16s(); err != nil || !slices.Equal(v, []uint16{1, 2}) {
+		t.Fatalf("elements %v %v", v, err)
+	}
+	if _, err := WrapBytes(Uint16, le[:3]); err == nil {
+		t.Fatal("odd byte length accepted")
+	}
+	if _, err := WrapBytes(DType(0), le); err == nil {
+		t.Fatal("invalid dtype accepted")
+	}
+}
