@@ -33,15 +33,17 @@ import (
 // maxAheadBatches), so that a source that decodes in large units (a Parquet row group)
 // keeps the encoders busy while it decodes the next one. A batch is in flight from the
 // reader's Next until the consumer takes its outcome, so memory stays bounded and no
-// send on jobs or done ever blocks. The Feed's result does not
-// depend on which encoder digested which tile, since every tile is added with the
-// ordinal of its first record in source order. The consumer takes outcomes in sequence
-// order, so the first error in source order wins: an error of an earlier batch (encode
-// or digest) is reported before a read error or an error of a later one; and progress
-// is reported in row order. Every Arrow batch is released exactly once, by the encoder
-// goroutine that received it (after encoding it, or without encoding once the pipeline
-// stops) or by the reader when it could not hand it over. run returns only after every
-// goroutine has returned: none outlives it, and the source is not read after it.
+// send on jobs or done ever blocks.
+//
+// The Feed's result does not depend on which encoder digested which tile, since every
+// tile is added with the ordinal of its first record in source order. The consumer takes
+// outcomes in sequence order, so the first error in source order wins: an error of an
+// earlier batch (encode or digest) is reported before a read error or an error of a
+// later one; and progress is reported in row order. Every Arrow batch is released
+// exactly once, by the encoder goroutine that received it (after encoding it, or without
+// encoding once the pipeline stops) or by the reader when it could not hand it over. run
+// returns only after every goroutine has returned: none outlives it, and the source is
+// not read after it.
 type pipeline struct {
 	src  source.Source
 	encs []*columnar.Encoder
@@ -315,10 +317,8 @@ func (t *tiler) batch(ctx context.Context, j job) ([]*normalize.RecordBatch, err
 		if p.kept != nil {
 			tiles = append(tiles, b)
 		}
-		if hi > lo {
-			// Aim the next tile at tileWords words.
-			t.rows = min(max(tileWords/max(len(b.Words)/(hi-lo), 1), minTileRows), maxTileRows)
-		}
+		// Aim the next tile at tileWords words (hi > lo: a tile has at least one row).
+		t.rows = min(max(tileWords/max(len(b.Words)/(hi-lo), 1), minTileRows), maxTileRows)
 		lo = hi
 	}
 	return tiles, nil
