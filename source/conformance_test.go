@@ -104,11 +104,17 @@ func writeFile(t testing.TB, dir, name string, data []byte) string {
 
 func writeParquet(t testing.TB, path string, rec arrow.RecordBatch, rowGroup int64) {
 	t.Helper()
+	writeParquetWith(t, path, rec, parquet.WithMaxRowGroupLength(rowGroup))
+}
+
+// writeParquetWith writes rec as one Parquet file with the given writer properties.
+func writeParquetWith(t testing.TB, path string, rec arrow.RecordBatch, props ...parquet.WriterProperty) {
+	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := pqarrow.NewFileWriter(rec.Schema(), f, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(rowGroup)), pqarrow.DefaultWriterProps())
+	w, err := pqarrow.NewFileWriter(rec.Schema(), f, parquet.NewWriterProperties(props...), pqarrow.DefaultWriterProps())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -840,20 +840,7 @@ func TestParquetGoPageHeaderBounds(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, props ...pq.WriterProperty) []byte {
 		p := filepath.Join(dir, name)
-		f, err := os.Create(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, err := pqarrow.NewFileWriter(sc, f, pq.NewWriterProperties(props...), pqarrow.DefaultWriterProps())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Write(rec); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
+		writeParquetWith(t, p, rec, props...)
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
