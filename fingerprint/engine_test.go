@@ -121,17 +121,8 @@ func TestEngineMatchesReference(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(7, 8))
 	for round := range rounds {
-		alg := Algorithms()[round%2]
-		mode := []Mode{Multiset, Ordered}[round/2%2]
-		c := mustContext(t, alg, mode)
-		recs := make([][]uint64, r.IntN(300))
-		for i := range recs {
-			recs[i] = randRecord(r)
-		}
-		var keys []uint64
-		if round%3 != 0 {
-			keys = []uint64{1}
-		}
+		c, recs, keys, offset := randomRound(t, r, round, 300)
+		alg, mode := c.Algorithm(), c.Mode()
 		if round%5 == 0 {
 			keys = []uint64{1, 7} // 7 is not in every record: only when present in all
 			for i := range recs {
@@ -139,10 +130,6 @@ func TestEngineMatchesReference(t *testing.T) {
 					recs[i] = rec(frame(1, normalize.Uint64, uint64(i)), frame(7, normalize.Text, packed([]byte("k"))...))
 				}
 			}
-		}
-		var offset uint64
-		if mode == Ordered {
-			offset = r.Uint64() >> 1
 		}
 		want := reference(c, recs, offset, keys)
 		got := run(t, c, Options{
@@ -154,6 +141,25 @@ func TestEngineMatchesReference(t *testing.T) {
 		}, split(r, strictID, recs))
 		equalResults(t, fmt.Sprintf("round %d (%v, %v, %d records)", round, alg, mode, len(recs)), got, want)
 	}
+}
+
+// randomRound is one round of the randomized engine tests: the algorithm and mode cycle
+// with the round, up to maxRecs random records, key field 1 in two rounds of three, and a
+// random offset in ordered mode.
+func randomRound(t *testing.T, r *rand.Rand, round, maxRecs int) (c Context, recs [][]uint64, keys []uint64, offset uint64) {
+	t.Helper()
+	c = mustContext(t, Algorithms()[round%2], []Mode{Multiset, Ordered}[round/2%2])
+	recs = make([][]uint64, r.IntN(maxRecs))
+	for i := range recs {
+		recs[i] = randRecord(r)
+	}
+	if round%3 != 0 {
+		keys = []uint64{1}
+	}
+	if c.Mode() == Ordered {
+		offset = r.Uint64() >> 1
+	}
+	return c, recs, keys, offset
 }
 
 func hasField(r []uint64, id uint64) bool {

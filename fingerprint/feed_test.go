@@ -70,21 +70,8 @@ func TestFeedMatchesRun(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(31, 32))
 	for round := range rounds {
-		alg := Algorithms()[round%2]
-		mode := []Mode{Multiset, Ordered}[round/2%2]
-		c := mustContext(t, alg, mode)
-		recs := make([][]uint64, r.IntN(400))
-		for i := range recs {
-			recs[i] = randRecord(r)
-		}
-		var keys []uint64
-		if round%3 != 0 {
-			keys = []uint64{1}
-		}
-		var offset uint64
-		if mode == Ordered {
-			offset = r.Uint64() >> 1
-		}
+		c, recs, keys, offset := randomRound(t, r, round, 400)
+		alg, mode := c.Algorithm(), c.Mode()
 		bs := split(r, strictID, recs)
 		o := Options{Resolution: ValueResolution, KeyFields: keys, Offset: offset, Origins: true, KeyWords: true}
 		e, err := NewEngine(c, o)
