@@ -44,7 +44,15 @@ func (t *colType) parseCell(b []byte, c *cell) (Code, string) {
 		}
 		c.i = v
 		return "", ""
-	case kUint, kFloat:
+	case kFloat:
+		if t.bits == 64 {
+			if v, ok := fastFloat(b); ok {
+				c.f = v
+				return "", ""
+			}
+		}
+		return t.parseNumber(string(b), c) // the copy does not escape
+	case kUint:
 		return t.parseNumber(string(b), c) // the copy does not escape
 	case kTimestamp:
 		if v, ok := t.fastTimestamp(b); ok {
@@ -79,6 +87,50 @@ func smallInt(b []byte) (v int64, ok, syntax bool) {
 		v = -v
 	}
 	return v, true, false
+}
+
+// exactPow10 are the powers of ten a float64 holds exactly.
+var exactPow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// fastFloat parses the common decimal form [+-]digits[.digits] (no exponent) of at most
+// 19 digits whose value m·10^-k has m ≤ 2^53 and k ≤ 22, as float64(m) / 10^k. Both
+// operands are exact and IEEE division rounds correctly, so the result is the correctly
+// rounded value strconv.ParseFloat returns (Clinger's fast path, which strconv also
+// takes for these inputs). ok is false for anything else, and strconv decides.
+func fastFloat(b []byte) (float64, bool) {
+	neg := false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg = b[0] == '-'
+		b = b[1:]
+	}
+	var m uint64
+	digits, frac, dot := 0, 0, false
+	for _, ch := range b {
+		switch {
+		case ch >= '0' && ch <= '9':
+			if digits == 19 {
+				return 0, false
+			}
+			m = m*10 + uint64(ch-'0')
+			digits++
+			if dot {
+				frac++
+			}
+		case ch == '.' && !dot:
+			dot = true
+		default:
+			return 0, false
+		}
+	}
+	if digits == 0 || m > 1<<53 || frac >= len(exactPow10) {
+		return 0, false
+	}
+	f := float64(m) / exactPow10[frac]
+	if neg {
+		f = -f
+	}
+	return f, true
 }
 
 // fastTimestamp parses the common exact forms "YYYY-MM-DDTHH:MM:SS" (or a

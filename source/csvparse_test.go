@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -345,4 +348,65 @@ func FuzzCSVCell(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestFastFloat: the decimal fast path gives the correctly rounded float64 (bits from
+// Python's float(), an independent parser), declines what it does not cover, and equals
+// strconv.ParseFloat on random decimals of every length and scale it may take.
+func TestFastFloat(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		bits uint64
+		ok   bool
+	}{
+		{"0.5", 0x3fe0000000000000, true},
+		{"0.1", 0x3fb999999999999a, true},
+		{"-0", 0x8000000000000000, true},
+		{"123.456", 0x405edd2f1a9fbe77, true},
+		{"494241.58", 0x411e2a8651eb851f, true},
+		{"0.3", 0x3fd3333333333333, true},
+		{"-2.5", 0xc004000000000000, true},
+		{"+.5", 0x3fe0000000000000, true},
+		{"1.", 0x3ff0000000000000, true},
+		{"9007199254740992", 0x4340000000000000, true}, // 2^53: still exact
+		{"9007199254740993", 0, false},                 // 2^53+1: strconv rounds it
+		{"1.7976931348623157", 0, false},               // 17 digits, mantissa above 2^53
+		{"1e3", 0, false}, {"NaN", 0, false}, {"", 0, false}, {"-", 0, false}, {".", 0, false},
+		{"1.2.3", 0, false}, {"0x1p3", 0, false}, {"1_000", 0, false}, {" 1", 0, false},
+		{"0.00000000000000000000001", 0, false}, // 23 fraction digits
+		{"12345678901234567890", 0, false},      // 20 digits
+	} {
+		f, ok := fastFloat([]byte(tc.in))
+		if ok != tc.ok || (ok && math.Float64bits(f) != tc.bits) {
+			t.Errorf("fastFloat(%q) = %#x %v, want %#x %v", tc.in, math.Float64bits(f), ok, tc.bits, tc.ok)
+		}
+	}
+	r := rand.New(rand.NewPCG(41, 42))
+	taken := 0
+	for range 200_000 {
+		digits := 1 + r.IntN(19)
+		var b []byte
+		if r.IntN(2) == 0 {
+			b = append(b, '-')
+		}
+		dot := r.IntN(digits + 1)
+		for i := range digits {
+			if i == dot {
+				b = append(b, '.')
+			}
+			b = append(b, byte('0'+r.IntN(10)))
+		}
+		f, ok := fastFloat(b)
+		if !ok {
+			continue
+		}
+		taken++
+		want, err := strconv.ParseFloat(string(b), 64)
+		if err != nil || math.Float64bits(f) != math.Float64bits(want) {
+			t.Fatalf("fastFloat(%q) = %v (%#x), strconv %v (%#x) %v", b, f, math.Float64bits(f), want, math.Float64bits(want), err)
+		}
+	}
+	if taken < 100_000 {
+		t.Fatalf("the fast path took only %d of 200000 random decimals", taken)
+	}
 }
