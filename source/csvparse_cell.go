@@ -138,7 +138,7 @@ func fastFloat(b []byte) (float64, bool) {
 // "Z" exactly when the column has a zone, into the column's unit. ok is
 // false for anything else (other offsets, out-of-range fields, a fraction
 // finer than the unit, overflow): parseTimestamp then decides, so results
-// and errors are the same as time.Parse's (FuzzCSVTimestamp checks it).
+// and errors are the same as time.Parse's (FuzzCSVCell checks it).
 func (t *colType) fastTimestamp(b []byte) (int64, bool) {
 	if t.loc != nil {
 		if len(b) == 0 || b[len(b)-1] != 'Z' {
@@ -178,27 +178,29 @@ func (t *colType) fastTimestamp(b []byte) (int64, bool) {
 			ns *= 10
 		}
 	}
-	var per int64
+	sec := daysFromCivil(y, mo, d)*86400 + h*3600 + mi*60 + s
+	// One case per unit, so that every division is by a constant.
 	switch t.unit {
 	case arrow.Second:
-		per = 1e9
+		return scaleTimestamp(sec, ns, 1e9)
 	case arrow.Millisecond:
-		per = 1e6
+		return scaleTimestamp(sec, ns, 1e6)
 	case arrow.Microsecond:
-		per = 1e3
+		return scaleTimestamp(sec, ns, 1e3)
 	default:
-		per = 1
+		return scaleTimestamp(sec, ns, 1)
 	}
-	if ns%per != 0 {
+}
+
+// scaleTimestamp returns sec seconds and ns nanoseconds in units of per nanoseconds, or
+// false when ns is finer than the unit or the result overflows int64. Small enough to
+// inline, so that per is a constant at each call.
+func scaleTimestamp(sec, ns, per int64) (int64, bool) {
+	mul := 1e9 / per
+	if ns%per != 0 || sec > math.MaxInt64/mul || sec < math.MinInt64/mul {
 		return 0, false
 	}
-	sec := daysFromCivil(y, mo, d)*86400 + h*3600 + mi*60 + s
-	mul := int64(1e9) / per
-	if sec > math.MaxInt64/mul || sec < math.MinInt64/mul {
-		return 0, false
-	}
-	v := sec * mul
-	add := ns / per
+	v, add := sec*mul, ns/per
 	if add > 0 && v > math.MaxInt64-add {
 		return 0, false
 	}
