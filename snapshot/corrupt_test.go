@@ -1,9 +1,13 @@
 package snapshot
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/pipewhy/pipewhy/snapshot/vfs"
 )
 
 // checkAllFail checks that Verify, Open and List all reject the store with a
@@ -139,4 +143,60 @@ func hexSum(b []byte) string {
 		out[2*i], out[2*i+1] = digits[c>>4], digits[c&15]
 	}
 	return string(out)
+}
+
+// TestFirstErrorInKeyOrder: the payload files are hashed concurrently, but the error
+// reported is the one a check of one array after the other meets first (arrays in key
+// order: flags, ids, none): a damaged earlier file beats a later damaged one or one that
+// cannot be opened, and a file that cannot be opened beats damage after it.
+func TestFirstErrorInKeyOrder(t *testing.T) {
+	errOpen := errors.New("injected open failure")
+	for _, tc := range []struct {
+		name            string
+		damage          []string // damaged payloads (same length: only the SHA-256 tells)
+		refuse          string   // payload whose open fails
+		want            string
+		integrity, isIO bool
+	}{
+		{"damage before refusal", []string{"array-flags.bin"}, "array-ids.bin", "array-flags.bin", true, false},
+		{"refusal before damage", []string{"array-ids.bin"}, "array-flags.bin", "array-flags.bin", false, true},
+		{"damage before damage", []string{"array-ids.bin", "array-flags.bin"}, "", "array-flags.bin", true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			plain, err := Open(root, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := publishFixture(t, plain)
+			for _, f := range tc.damage {
+				p := filepath.Join(plain.Path(id), f)
+				b, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b[0] ^= 1
+				if err := os.WriteFile(p, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s, err := Open(root, Options{FS: vfs.Inject(vfs.Default, func(op vfs.Op) error {
+				if op.Kind == vfs.OpOpen && tc.refuse != "" && filepath.Base(op.Path) == tc.refuse {
+					return errOpen
+				}
+				return nil
+			})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = s.Open(id)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one naming %s", err, tc.want)
+			}
+			var ie *StorageIntegrityError
+			if errors.As(err, &ie) != tc.integrity || errors.Is(err, errOpen) != tc.isIO {
+				t.Fatalf("error %v: integrity %v, injected %v; want %v, %v", err, errors.As(err, &ie), errors.Is(err, errOpen), tc.integrity, tc.isIO)
+			}
+		})
+	}
 }

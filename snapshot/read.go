@@ -7,9 +7,15 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"maps"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/pipewhy/pipewhy/snapshot/vfs"
 )
 
 // Snapshot is an opened snapshot: its metadata and its arrays. Both are owned copies:
@@ -259,18 +265,13 @@ func (s *Store) check(dir string, id ID, level checkLevel) (*manifest, map[strin
 	if level == checkLoad {
 		arrays = make(map[string]Array, len(keys))
 	}
-	for _, k := range keys {
-		e := m.Entries[k]
-		p := filepath.Join(dir, e.File)
-		data, sum, err := s.hashFile(p, e.ByteLength, level == checkLoad)
-		if err != nil {
-			return nil, nil, err
-		}
-		if sum != e.SHA256 {
-			return nil, nil, &StorageIntegrityError{Path: p, Reason: "SHA-256 does not match the manifest"}
-		}
-		if arrays != nil {
-			arrays[k] = Array{dtype: e.DType, data: data}
+	data, err := s.hashFiles(dir, m, keys, level == checkLoad, "SHA-256 does not match the manifest")
+	if err != nil {
+		return nil, nil, err
+	}
+	if arrays != nil {
+		for i, k := range keys {
+			arrays[k] = Array{dtype: m.Entries[k].DType, data: data[i]}
 		}
 	}
 	return m, arrays, nil
@@ -290,17 +291,8 @@ func (s *Store) checkStaged(dir string, m *manifest, man []byte) error {
 	if _, err := decodeManifest(got); err != nil {
 		return &StorageIntegrityError{Path: manPath, Reason: "invalid manifest", Err: err}
 	}
-	for _, e := range m.Entries {
-		p := filepath.Join(dir, e.File)
-		_, sum, err := s.hashFile(p, e.ByteLength, false)
-		if err != nil {
-			return err
-		}
-		if sum != e.SHA256 {
-			return &StorageIntegrityError{Path: p, Reason: "staged payload SHA-256 does not match"}
-		}
-	}
-	return nil
+	_, err = s.hashFiles(dir, m, slices.Sorted(maps.Keys(m.Entries)), false, "staged payload SHA-256 does not match")
+	return err
 }
 
 // readSmall reads a whole file of at most max bytes.
@@ -323,18 +315,68 @@ func (s *Store) readSmall(path string, max int64) ([]byte, error) {
 	return b, nil
 }
 
-// hashFile streams path through SHA-256, checking it holds exactly n bytes; with keep it
-// also returns the bytes.
-func (s *Store) hashFile(path string, n uint64, keep bool) ([]byte, [32]byte, error) {
-	var sum [32]byte
-	f, err := s.fs.Open(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, sum, &StorageIntegrityError{Path: path, Reason: "missing", Err: err}
+// hashFiles checks the payload files of the manifest entries keys in dir: each holds
+// exactly its byte_length and has its SHA-256 (else a StorageIntegrityError with reason
+// mismatch). With keep it returns their bytes, in the order of keys. The files are opened
+// one after another in key order, so a filesystem hook sees the operations in the same
+// order whatever the core count; they are read and hashed on up to GOMAXPROCS goroutines,
+// since SHA-256 is most of the cost of loading a large snapshot. The error is the one a
+// check of one key after the other would meet first: the files before a file that cannot
+// be opened are checked first.
+func (s *Store) hashFiles(dir string, m *manifest, keys []string, keep bool, mismatch string) ([][]byte, error) {
+	files := make([]vfs.File, 0, len(keys))
+	defer func() {
+		for _, f := range files {
+			f.Close()
 		}
-		return nil, sum, &Error{Code: CodeIO, Path: path, Err: err}
+	}()
+	var openErr error
+	for _, k := range keys {
+		p := filepath.Join(dir, m.Entries[k].File)
+		f, err := s.fs.Open(p)
+		if err != nil {
+			openErr = &Error{Code: CodeIO, Path: p, Err: err}
+			if errors.Is(err, fs.ErrNotExist) {
+				openErr = &StorageIntegrityError{Path: p, Reason: "missing", Err: err}
+			}
+			break
+		}
+		files = append(files, f)
 	}
-	defer f.Close()
+	n := len(files)
+	data := make([][]byte, n)
+	sums := make([][32]byte, n)
+	errs := make([]error, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Go(func() {
+			buf := make([]byte, 1<<20)
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				e := m.Entries[keys[i]]
+				data[i], sums[i], errs[i] = hashFile(files[i], filepath.Join(dir, e.File), e.ByteLength, keep, buf)
+			}
+		})
+	}
+	wg.Wait()
+	for i := range n {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		if e := m.Entries[keys[i]]; sums[i] != e.SHA256 {
+			return nil, &StorageIntegrityError{Path: filepath.Join(dir, e.File), Reason: mismatch}
+		}
+	}
+	if openErr != nil {
+		return nil, openErr
+	}
+	return data, nil
+}
+
+// hashFile streams the open file f (at path) through SHA-256, checking it holds exactly n
+// bytes; with keep it also returns the bytes. buf is read scratch.
+func hashFile(f vfs.File, path string, n uint64, keep bool, buf []byte) ([]byte, [32]byte, error) {
+	var sum [32]byte
 	h := sha256.New()
 	var data []byte
 	var got int64
@@ -350,7 +392,8 @@ func (s *Store) hashFile(path string, n uint64, keep bool) ([]byte, [32]byte, er
 		h.Write(data)
 		got = int64(k)
 	} else {
-		got, err = io.CopyBuffer(h, io.LimitReader(f, int64(n)), make([]byte, 1<<20))
+		var err error
+		got, err = io.CopyBuffer(h, io.LimitReader(f, int64(n)), buf)
 		if err != nil {
 			return nil, sum, &Error{Code: CodeIO, Path: path, Err: err}
 		}
