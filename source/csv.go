@@ -24,20 +24,38 @@ type csvSource struct {
 	before  fileState
 	p       *csvParser
 	header  []string
-	cols    []csvCol // one per header column
+	cols    []csvCol // one per header column; the builders are conv's
 	schema  *arrow.Schema
-	rb      *array.RecordBuilder
-	cells   []cell
+	conv    *csvConv // the serial path's converter (nil once closed)
 	ev      Evidence
 	t       Tracker
 	stopErr error
+	closed  bool
+
+	// workers > 0 reads through the parallel pipeline of csv_parallel.go
+	// with that many converting goroutines, started by the first Next; 0
+	// reads serially on the caller's goroutine. openCSV chooses (see
+	// csvWorkers); tests set it before the first Next.
+	workers int
+	pipe    *csvPipe
+}
+
+// csvConv converts split records into Arrow rows: one per goroutine that
+// converts, each with its own builders and staging cells.
+type csvConv struct {
+	header []string
+	null   *string
+	cols   []csvCol
+	cells  []cell
+	rb     *array.RecordBuilder
+	rec    [][]byte // scratch: a record of a raw batch (csv_parallel.go)
 }
 
 type csvCol struct {
 	keep bool
 	out  int // index in the output schema
 	typ  colType
-	b    array.Builder // s.rb.Field(out)
+	b    array.Builder // the converter's rb.Field(out); nil in csvSource.cols
 	// The builder again, typed, for the common column types (nil otherwise):
 	// appends without an interface dispatch and type switch per cell.
 	i64 *array.Int64Builder
@@ -152,25 +170,8 @@ func openCSV(ctx context.Context, a Address, opts Options) (_ Source, err error)
 	}
 	s.p = r
 	s.schema = arrow.NewSchema(fields, nil)
-	s.rb = array.NewRecordBuilder(opts.Allocator, s.schema)
-	for i := range s.cols {
-		col := &s.cols[i]
-		if !col.keep {
-			continue
-		}
-		col.b = s.rb.Field(col.out)
-		switch b := col.b.(type) {
-		case *array.Int64Builder:
-			col.i64 = b
-		case *array.Float64Builder:
-			col.f64 = b
-		case *array.StringBuilder:
-			col.str = b
-		case *array.TimestampBuilder:
-			col.ts = b
-		}
-	}
-	s.cells = make([]cell, len(header))
+	s.conv = s.newConv()
+	s.workers = csvWorkers(st.size, opts.BatchSize)
 	choices := []string{mode, nullChoice(opts.Null), "header=required", "delimiter=,"}
 	if bom {
 		choices = append(choices, "bom=stripped")
@@ -250,9 +251,53 @@ func inferCSV(ctx context.Context, a Address, f *os.File, opts Options, n int, k
 	return out, nil
 }
 
+// newConv returns a converter with builders of its own for s's columns.
+func (s *csvSource) newConv() *csvConv {
+	c := &csvConv{
+		header: s.header,
+		null:   s.opts.Null,
+		cols:   make([]csvCol, len(s.cols)),
+		cells:  make([]cell, len(s.cols)),
+		rb:     array.NewRecordBuilder(s.opts.Allocator, s.schema),
+	}
+	for i := range s.cols {
+		col := &c.cols[i]
+		col.keep, col.out, col.typ = s.cols[i].keep, s.cols[i].out, s.cols[i].typ
+		if !col.keep {
+			continue
+		}
+		col.b = c.rb.Field(col.out)
+		switch b := col.b.(type) {
+		case *array.Int64Builder:
+			col.i64 = b
+		case *array.Float64Builder:
+			col.f64 = b
+		case *array.StringBuilder:
+			col.str = b
+		case *array.TimestampBuilder:
+			col.ts = b
+		}
+	}
+	return c
+}
+
+// reserve makes room for rows more rows in every column up front: no
+// regrowth of the value buffers while appending (the string data buffers
+// still grow with their contents).
+func (c *csvConv) reserve(rows int) {
+	for i := range c.cols {
+		if c.cols[i].keep {
+			c.cols[i].b.Reserve(rows)
+		}
+	}
+}
+
 func (s *csvSource) Schema() *arrow.Schema { return s.schema }
 
 func (s *csvSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if s.closed {
+		return nil, &Error{Code: CodeIO, Op: "csv next", Source: s.a.String(), Detail: "source is closed"}
+	}
 	if s.stopErr != nil {
 		return nil, s.stopErr
 	}
@@ -260,16 +305,12 @@ func (s *csvSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		return nil, io.EOF
 	}
 	if err := ctx.Err(); err != nil {
-		s.stopErr = &Error{Code: CodeIncomplete, Op: "csv next", Source: s.a.String(), Detail: "cancelled", Err: err}
-		return nil, s.stopErr
+		return nil, s.cancelled(err)
 	}
-	// Room for a whole batch up front: no regrowth of the value buffers while
-	// appending (the string data buffers still grow with their contents).
-	for i := range s.cols {
-		if s.cols[i].keep {
-			s.cols[i].b.Reserve(min(s.opts.BatchSize, csvReserveRows))
-		}
+	if s.workers > 0 {
+		return s.nextParallel(ctx)
 	}
+	s.conv.reserve(min(s.opts.BatchSize, csvReserveRows))
 	rows := 0
 	for rows < s.opts.BatchSize {
 		rec, line, err := s.p.read()
@@ -278,23 +319,19 @@ func (s *csvSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			break
 		}
 		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) && !errors.Is(err, errLineLimit) {
-				detail := pe.Err.Error()
-				if errors.Is(pe.Err, csv.ErrFieldCount) {
-					detail = fmt.Sprintf("record has %d fields, header has %d", len(rec), len(s.header))
-				}
-				s.t.Fail(Failure{Code: CodeCSVRow, Line: uint64(pe.StartLine), Detail: detail}, true)
+			f, stop := s.readFailure(rec, err)
+			if stop == nil {
+				s.t.Fail(f, true)
 				continue
 			}
-			s.t.Fail(Failure{Code: CodeOf(csvFatal("", s.a, err)), Detail: "reading stopped: " + csvFatal("", s.a, err).(*Error).Detail}, false)
-			s.t.Done, s.t.Fatal = true, true
-			s.stopErr = csvFatal("csv next", s.a, err)
+			s.fatal(f, stop)
 			break
 		}
-		if s.parseRecord(rec, line) {
+		if f, ok := s.conv.record(rec, line); ok {
 			rows++
 			s.t.Returned++
+		} else {
+			s.t.Fail(f, true)
 		}
 	}
 	if rows == 0 {
@@ -303,44 +340,73 @@ func (s *csvSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		return nil, io.EOF
 	}
-	return newBatch(s.rb, rows), nil
+	return newBatch(s.conv.rb, rows), nil
 }
 
-// parseRecord stages every cell and appends the record only if all parse.
-// The cells alias the parser's buffer: they are appended (copied) before the
-// next read.
-func (s *csvSource) parseRecord(rec [][]byte, line int) bool {
+// cancelled stops the read for good on a cancelled context.
+func (s *csvSource) cancelled(err error) error {
+	s.stopPipe()
+	s.stopErr = &Error{Code: CodeIncomplete, Op: "csv next", Source: s.a.String(), Detail: "cancelled", Err: err}
+	return s.stopErr
+}
+
+// readFailure classifies an error of csvParser.read: a malformed record
+// (stop is nil: the record is counted as failed and reading goes on), or an
+// error that stops the read, with the failure recorded for it.
+func (s *csvSource) readFailure(rec [][]byte, err error) (f Failure, stop error) {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) && !errors.Is(err, errLineLimit) {
+		detail := pe.Err.Error()
+		if errors.Is(pe.Err, csv.ErrFieldCount) {
+			detail = fmt.Sprintf("record has %d fields, header has %d", len(rec), len(s.header))
+		}
+		return Failure{Code: CodeCSVRow, Line: uint64(pe.StartLine), Detail: detail}, nil
+	}
+	return Failure{Code: CodeOf(csvFatal("", s.a, err)), Detail: "reading stopped: " + csvFatal("", s.a, err).(*Error).Detail},
+		csvFatal("csv next", s.a, err)
+}
+
+// fatal records the failure of an error that stopped the read.
+func (s *csvSource) fatal(f Failure, stop error) {
+	s.t.Fail(f, false)
+	s.t.Done, s.t.Fatal = true, true
+	s.stopErr = stop
+}
+
+// record stages every cell of rec and appends the record only if all
+// parse; otherwise it returns the failure of the first cell that does not.
+// The cells alias the caller's buffer: they are appended (copied) before
+// record returns.
+func (c *csvConv) record(rec [][]byte, line int) (Failure, bool) {
 	for i, v := range rec {
-		col := &s.cols[i]
+		col := &c.cols[i]
 		if !col.keep {
 			continue
 		}
-		c := &s.cells[i]
+		cl := &c.cells[i]
 		// Only null needs resetting: parseCell sets the field of the column's
 		// kind, which is the only one appendCSVCell reads.
-		c.null = false
+		cl.null = false
 		if !utf8.Valid(v) {
-			s.t.Fail(Failure{Code: CodeUTF8, Line: uint64(line), Column: s.header[i], Detail: "cell is not valid UTF-8"}, true)
-			return false
+			return Failure{Code: CodeUTF8, Line: uint64(line), Column: c.header[i], Detail: "cell is not valid UTF-8"}, false
 		}
-		if s.opts.Null != nil && string(v) == *s.opts.Null {
-			c.null = true
+		if c.null != nil && string(v) == *c.null {
+			cl.null = true
 			continue
 		}
 		if col.str != nil {
 			continue // text: appended from rec itself, nothing to stage
 		}
-		if code, detail := col.typ.parseCell(v, c); code != "" {
-			s.t.Fail(Failure{Code: code, Line: uint64(line), Column: s.header[i], Detail: detail}, true)
-			return false
+		if code, detail := col.typ.parseCell(v, cl); code != "" {
+			return Failure{Code: code, Line: uint64(line), Column: c.header[i], Detail: detail}, false
 		}
 	}
 	for i := range rec {
-		if col := &s.cols[i]; col.keep {
-			appendCSVCell(col, &s.cells[i], rec[i])
+		if col := &c.cols[i]; col.keep {
+			appendCSVCell(col, &c.cells[i], rec[i])
 		}
 	}
-	return true
+	return Failure{}, true
 }
 
 // csvReserveRows bounds the rows reserved per batch, so that a large
@@ -349,7 +415,7 @@ const csvReserveRows = 1 << 14
 
 // appendCSVCell is colType.appendCell through the column's typed builder
 // when it has one; a text cell is appended from its bytes v (valid UTF-8,
-// checked by parseRecord), so that staging stores no pointer per cell.
+// checked by csvConv.record), so that staging stores no pointer per cell.
 func appendCSVCell(col *csvCol, c *cell, v []byte) {
 	switch {
 	case c.null:
@@ -382,9 +448,11 @@ func (s *csvSource) Evidence() Evidence {
 }
 
 func (s *csvSource) Close() error {
-	if s.rb != nil {
-		s.rb.Release()
-		s.rb = nil
+	s.closed = true
+	s.stopPipe()
+	if s.conv != nil {
+		s.conv.rb.Release()
+		s.conv = nil
 	}
 	if s.f == nil {
 		return nil

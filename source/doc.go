@@ -32,7 +32,8 @@
 // adapter is an error, never silently ignored), opens the source and fixes
 // the schema before the first batch. Next returns batches of at most
 // Options.BatchSize rows (IPC files keep their own batch boundaries), owned
-// by the caller. Memory is bounded by one batch plus fixed buffers; no
+// by the caller. Memory is bounded by one batch plus fixed buffers (a few
+// batches for the CSV reader, which converts cells on several goroutines); no
 // adapter holds the whole file. A record that cannot be read is never
 // returned and never silently skipped: it is a Failure (stable Code,
 // 1-based line or row number, column name, a detail without the value) and
@@ -107,6 +108,14 @@
 // UTF-8 PW_SOURCE_UTF8, unparsable cell PW_SOURCE_TYPE. A record longer
 // than MaxLineBytes bytes (its lines and the line breaks inside it, not its
 // final newline) stops the read (PW_SOURCE_LIMIT) after the records before it.
+//
+// Files of 4 MiB or more are read on GOMAXPROCS goroutines (csv_parallel.go):
+// one splits records, in order, the others convert cells to Arrow, and Next
+// hands out the batches in source order. Values, failures (in order) and
+// coverage are exactly those of the serial read (a differential test and a
+// fuzz target compare them); only the rows per batch may differ, since a
+// failed record no longer leaves room for a later one in its batch. At most
+// about 2×(GOMAXPROCS+2) batches, and no more than 2 Mi rows, are in flight.
 //
 // # JSON lines
 //

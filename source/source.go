@@ -23,7 +23,8 @@ import (
 //
 // Next returns the next batch, or (nil, io.EOF) after the last one. The
 // caller owns each returned batch and must Release it; a Source keeps at
-// most one batch of its own in memory. A record that cannot be read is not
+// most a few batches of its own in memory (one, except the CSV reader's
+// batches in flight between its goroutines). A record that cannot be read is not
 // returned: it is counted in Evidence().Coverage with a stable code. Next
 // returns a non-EOF error only when reading cannot continue at all (a
 // damaged file, an I/O error, cancellation); the failure is recorded in the
@@ -186,7 +187,8 @@ type Options struct {
 	MaxFailureDetails int
 	// MaxLineBytes bounds one CSV record or JSON line (default 64 MiB).
 	MaxLineBytes int
-	// Allocator for Arrow memory (default memory.DefaultAllocator).
+	// Allocator for Arrow memory (default memory.DefaultAllocator). It must be
+	// safe for concurrent use: the CSV reader allocates on several goroutines.
 	Allocator memory.Allocator
 }
 
