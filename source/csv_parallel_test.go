@@ -614,9 +614,11 @@ func TestCSVParallelCancelReadyBatch(t *testing.T) {
 // FuzzCSVParallelDifferential reads any bytes serially and through the
 // pipeline (the batch size and worker count fuzzed too) and requires the same
 // values, evidence and errors. The goroutines make coverage vary from run to
-// run, so the fuzzer finds "new" inputs all the time and spends its time
-// minimizing them: run it with -fuzzminimizetime 1x.
+// run, so the fuzzer finds "new" inputs all the time and would spend its
+// time minimizing them: minimization is bounded to one run unless the command
+// line sets -fuzzminimizetime.
 func FuzzCSVParallelDifferential(f *testing.F) {
+	boundMinimization(f, "1x")
 	for i := range 20 {
 		data, _ := genCSV(rand.New(rand.NewPCG(uint64(i), 0x5eed)))
 		f.Add(data, uint8(i), uint8(i))
