@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"runtime"
 	"slices"
+	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -687,6 +688,14 @@ func (s *keyStore) add(k []uint64) {
 
 func (s *keyStore) at(j uint64) []uint64 { return s.key(s.where.at(j)) }
 
+// size returns the length of the key at location w (a word of where).
+func (s *keyStore) size(w uint64) int {
+	if size := w & 0xffff; size != bigKey {
+		return int(size)
+	}
+	return len(s.chunks[w>>40])
+}
+
 // key returns the key at location w (a word of where).
 func (s *keyStore) key(w uint64) []uint64 {
 	c := s.chunks[w>>40]
@@ -753,78 +762,171 @@ func (e *Engine) merge(parts []*partial) *Result {
 	if e.opt.Resolution < RecordResolution {
 		return r
 	}
-	total, nvals := 0, 0
+	total, nvals, kw := 0, 0, 0
 	for _, p := range parts {
 		total += len(p.recs)
 		nvals += len(p.vals)
+		kw += p.keys.total
 	}
-	r.Records = make([]uint64, 0, total*RecordStride)
-	hugemem.Advise(r.Records)
 	wantVals := e.opt.Resolution == ValueResolution
+	r.Records = make([]uint64, total*RecordStride)
+	hugemem.Advise(r.Records)
 	if wantVals {
-		r.Values = make([]uint64, 0, nvals)
-		r.ValueOffsets = make([]uint64, 1, total+1)
+		r.Values = make([]uint64, nvals)
+		r.ValueOffsets = make([]uint64, total+1)
 		hugemem.Advise(r.Values)
 		hugemem.Advise(r.ValueOffsets)
 	}
 	if e.opt.Origins {
-		r.Origins = make([]uint64, 0, total)
+		r.Origins = make([]uint64, total)
 		hugemem.Advise(r.Origins)
 	}
 	if e.opt.KeyWords {
-		kw := 0
-		for _, p := range parts {
-			kw += p.keys.total
-		}
-		r.KeyWords = make([]uint64, 0, kw)
-		r.KeyOffsets = make([]uint64, 1, total+1)
+		r.KeyWords = make([]uint64, kw)
+		r.KeyOffsets = make([]uint64, total+1)
 		hugemem.Advise(r.KeyWords)
 		hugemem.Advise(r.KeyOffsets)
 	}
-	// k-way merge of the per-worker sorted entries; k is small, so a linear scan of heads.
-	// The entries' refs are gathered in blocks of gatherBlock: first the merge order,
-	// then each of the random reads (values, origins, key locations, keys) as its own
-	// loop of independent loads, so that the misses overlap instead of following each
-	// other.
-	heads := make([]int, len(parts))
-	refs := make([]uint64, 0, min(total, gatherBlock))
-	locs := make([]uint64, 0, min(total, gatherBlock))
-	for done := 0; done < total; done += len(refs) {
-		refs = refs[:0]
-		for range min(total-done, gatherBlock) {
-			best := -1
-			for w, p := range parts {
-				if heads[w] < len(p.recs) && (best < 0 || compareEntries(p.recs[heads[w]], parts[best].recs[heads[best]]) < 0) {
-					best = w
-				}
-			}
-			en := parts[best].recs[heads[best]]
-			heads[best]++
-			r.Records = append(r.Records, en.key.Lo, en.key.Hi, en.rec.Lo, en.rec.Hi)
-			refs = append(refs, en.ref)
+	// The merge runs on segments of the key space in parallel: the entries below
+	// pivots taken from the largest worker's entries, cut out of every worker's sorted
+	// entries by binary search. Entries equal to a pivot all fall in the segment it
+	// starts, so each segment's merge order is the serial merge's. A segment knows where
+	// its records start (the entries before it); where its value and key words start, it
+	// learns in a first pass, so that every segment writes its part of each output in
+	// place.
+	segs := e.segments(parts, total)
+	var wg sync.WaitGroup
+	for i := range segs {
+		wg.Go(func() { segs[i].order(parts, r) })
+	}
+	wg.Wait()
+	valAt, keyAt := 0, 0
+	for i := range segs {
+		segs[i].valAt, segs[i].keyAt = valAt, keyAt
+		valAt += segs[i].valWords
+		keyAt += segs[i].keyWords
+	}
+	for i := range segs {
+		wg.Go(func() { segs[i].gather(e, parts, r) })
+	}
+	wg.Wait()
+	return r
+}
+
+// mergeSegmentMin is the fewest entries per merge segment: below it the merge runs on one
+// goroutine. A variable so that tests can split tiny merges.
+var mergeSegmentMin = 1 << 16
+
+// segment is one range of the key space in the merge: for each worker w, its entries
+// lo[w] up to hi[w], which become entries first.. of the result.
+type segment struct {
+	lo, hi   []int
+	first    int
+	refs     []uint64 // the entries' refs in merge order (order)
+	locs     []uint64 // with key words: their keys' locations in the key stores (order)
+	valWords int      // value words of its entries (order)
+	keyWords int      // key words of its entries (order)
+	valAt    int      // where its value words start in Result.Values
+	keyAt    int      // where its key words start in Result.KeyWords
+}
+
+// segments cuts the workers' sorted entries into up to GOMAXPROCS segments of at least
+// mergeSegmentMin entries.
+func (e *Engine) segments(parts []*partial, total int) []segment {
+	n := max(1, min(runtime.GOMAXPROCS(0), total/max(mergeSegmentMin, 1)))
+	big := 0
+	for w, p := range parts {
+		if len(p.recs) > len(parts[big].recs) {
+			big = w
 		}
-		if wantVals {
-			for _, ref := range refs {
-				p, j := parts[ref>>refShift], ref&(1<<refShift-1)
-				r.Values = append(r.Values, p.vals[p.voffs[j]*ValueStride:p.voffs[j+1]*ValueStride]...)
-				r.ValueOffsets = append(r.ValueOffsets, uint64(len(r.Values)/ValueStride))
+	}
+	cuts := make([][]int, n+1) // cuts[k][w]: worker w's first entry of segment k
+	cuts[0] = make([]int, len(parts))
+	cuts[n] = make([]int, len(parts))
+	for w, p := range parts {
+		cuts[n][w] = len(p.recs)
+	}
+	for k := 1; k < n; k++ {
+		pivot := parts[big].recs[k*len(parts[big].recs)/n]
+		cuts[k] = make([]int, len(parts))
+		for w, p := range parts {
+			cuts[k][w] = sort.Search(len(p.recs), func(i int) bool { return compareEntries(p.recs[i], pivot) >= 0 })
+		}
+	}
+	segs := make([]segment, n)
+	first := 0
+	for k := range segs {
+		segs[k].lo, segs[k].hi, segs[k].first = cuts[k], cuts[k+1], first
+		for w := range parts {
+			first += cuts[k+1][w] - cuts[k][w]
+		}
+	}
+	return segs
+}
+
+// order merges the segment's entries (a linear scan of the heads: workers are few),
+// writes their records into r and notes their refs and word counts.
+func (g *segment) order(parts []*partial, r *Result) {
+	heads := slices.Clone(g.lo)
+	n := 0
+	for w := range parts {
+		n += g.hi[w] - g.lo[w]
+	}
+	g.refs = make([]uint64, 0, n)
+	if len(parts) > 0 && parts[0].e.opt.KeyWords {
+		g.locs = make([]uint64, 0, n)
+	}
+	for range n {
+		best := -1
+		for w, p := range parts {
+			if heads[w] < g.hi[w] && (best < 0 || compareEntries(p.recs[heads[w]], parts[best].recs[heads[best]]) < 0) {
+				best = w
 			}
 		}
-		if e.opt.Origins {
-			for _, ref := range refs {
-				r.Origins = append(r.Origins, parts[ref>>refShift].ords.at(ref&(1<<refShift-1)))
+		en := parts[best].recs[heads[best]]
+		heads[best]++
+		x := (g.first + len(g.refs)) * RecordStride
+		r.Records[x], r.Records[x+1], r.Records[x+2], r.Records[x+3] = en.key.Lo, en.key.Hi, en.rec.Lo, en.rec.Hi
+		g.refs = append(g.refs, en.ref)
+	}
+	for _, ref := range g.refs {
+		p, j := parts[ref>>refShift], ref&(1<<refShift-1)
+		if p.e.opt.Resolution == ValueResolution {
+			g.valWords += int(p.voffs[j+1]-p.voffs[j]) * ValueStride
+		}
+		if p.e.opt.KeyWords {
+			loc := p.keys.where.at(j)
+			g.locs = append(g.locs, loc)
+			g.keyWords += p.keys.size(loc)
+		}
+	}
+}
+
+// gather writes the segment's part of every output of r, in blocks of gatherBlock entries.
+// The random reads (key locations in order, then keys, values and origins here) are
+// loops of independent loads, so that the misses overlap instead of following each
+// other.
+func (g *segment) gather(e *Engine, parts []*partial, r *Result) {
+	wantVals := e.opt.Resolution == ValueResolution
+	vat, kat := g.valAt, g.keyAt
+	for b := 0; b < len(g.refs); b += gatherBlock {
+		refs := g.refs[b:min(b+gatherBlock, len(g.refs))]
+		for i, ref := range refs {
+			p, j := parts[ref>>refShift], ref&(1<<refShift-1)
+			x := g.first + b + i
+			if wantVals {
+				vat += copy(r.Values[vat:], p.vals[p.voffs[j]*ValueStride:p.voffs[j+1]*ValueStride])
+				r.ValueOffsets[x+1] = uint64(vat / ValueStride)
+			}
+			if e.opt.Origins {
+				r.Origins[x] = p.ords.at(j)
 			}
 		}
 		if e.opt.KeyWords {
-			locs = locs[:0]
-			for _, ref := range refs {
-				locs = append(locs, parts[ref>>refShift].keys.where.at(ref&(1<<refShift-1)))
-			}
 			for i, ref := range refs {
-				r.KeyWords = append(r.KeyWords, parts[ref>>refShift].keys.key(locs[i])...)
-				r.KeyOffsets = append(r.KeyOffsets, uint64(len(r.KeyWords)))
+				kat += copy(r.KeyWords[kat:], parts[ref>>refShift].keys.key(g.locs[b+i]))
+				r.KeyOffsets[g.first+b+i+1] = uint64(kat)
 			}
 		}
 	}
-	return r
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -631,6 +632,47 @@ func TestSparseFieldIDs(t *testing.T) {
 	} {
 		if _, err := c.RecordDigest(0, bad); CodeOf(err) != CodeSchemaMismatch {
 			t.Errorf("%v: %v", bad, err)
+		}
+	}
+}
+
+// TestMergeSegments: the merge cut into segments merged in parallel gives exactly the
+// one-segment merge (records, values, origins, key words), also with many equal entries
+// (repeated records without a key, which straddle the pivots) and with 1 to 8 workers.
+func TestMergeSegments(t *testing.T) {
+	defer func(n, p int) { mergeSegmentMin = n; runtime.GOMAXPROCS(p) }(mergeSegmentMin, runtime.GOMAXPROCS(0))
+	r := rand.New(rand.NewPCG(51, 52))
+	for round := range 24 {
+		c, recs, keys, offset := randomRound(t, r, round, 600)
+		if round%4 == 0 { // many equal records, no key: equal entries everywhere
+			keys = nil
+			for i := range recs {
+				recs[i] = recs[r.IntN(min(len(recs), 5))]
+			}
+		}
+		bs := split(r, strictID, recs)
+		o := Options{Workers: 1 + r.IntN(8), ChunkRecords: 1 + r.IntN(40), Resolution: ValueResolution,
+			KeyFields: keys, Offset: offset, Origins: true, KeyWords: true}
+		mergeSegmentMin = 1 << 30
+		want := run(t, c, o, bs)
+		runtime.GOMAXPROCS(1 + round%8)
+		mergeSegmentMin = 1 + r.IntN(20)
+		got := run(t, c, o, bs)
+		runtime.GOMAXPROCS(2)
+		what := fmt.Sprintf("round %d (%d records, %d workers)", round, len(recs), o.Workers)
+		equalResults(t, what, got, want)
+		if !slices.Equal(got.KeyWords, want.KeyWords) || !slices.Equal(got.KeyOffsets, want.KeyOffsets) || len(got.Origins) != len(want.Origins) {
+			t.Fatalf("%s: key words or origin count differ from the one-segment merge", what)
+		}
+		// Equal entries may come in any order of their ordinals (which worker took which
+		// chunk varies from run to run): compare the records the ordinals point at.
+		for i := range got.Origins {
+			if !slices.Equal(recs[got.Origins[i]], recs[want.Origins[i]]) {
+				t.Fatalf("%s: entry %d comes from record %d, the one-segment merge says %d", what, i, got.Origins[i], want.Origins[i])
+			}
+		}
+		if !slices.Equal(slices.Sorted(slices.Values(got.Origins)), seq(len(recs))) {
+			t.Fatalf("%s: origins are not a permutation", what)
 		}
 	}
 }
