@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/pipewhy/pipewhy/compare"
+	"github.com/pipewhy/pipewhy/repo"
 	"github.com/spf13/cobra"
 )
 
@@ -35,13 +37,18 @@ Exit status: 0 no difference; 1 differences; 2 error.`,
 			if err != nil {
 				return err
 			}
-			a, err := loadScan(r, args[0])
-			if err != nil {
-				return err
+			// Both snapshots load (read, checksum, validate) at once; A's error wins.
+			var a, b *repo.Scan
+			var errA, errB error
+			var wg sync.WaitGroup
+			wg.Go(func() { a, errA = loadScan(r, args[0]) })
+			b, errB = loadScan(r, args[1])
+			wg.Wait()
+			if errA != nil {
+				return errA
 			}
-			b, err := loadScan(r, args[1])
-			if err != nil {
-				return err
+			if errB != nil {
+				return errB
 			}
 			rep, err := compare.Diff(a, b, compare.Options{Limit: limit})
 			if err != nil {

@@ -227,6 +227,8 @@ func TestDiffBadIDs(t *testing.T) {
 		{[]string{"diff", id, "0123456789abcdef0123456789abcdef"}, "PW_REPO_UNKNOWN_ID"},
 		{[]string{"diff", id, "ffff"}, "PW_REPO_AMBIGUOUS"},
 		{[]string{"diff", id, "xyz!"}, "PW_REPO_UNKNOWN_ID"},
+		{[]string{"diff", "ffff", "0123456789abcdef0123456789abcdef"}, "PW_REPO_AMBIGUOUS"}, // both bad: A's error (the snapshots load at once)
+		{[]string{"diff", "0123456789abcdef0123456789abcdef", "ffff"}, "PW_REPO_UNKNOWN_ID"},
 		{[]string{"show", "ffff"}, "PW_REPO_AMBIGUOUS"},
 		{[]string{"show", "ffff0000000000000000000000000001"}, "PW_REPO_FORMAT"},
 	} {
