@@ -466,10 +466,10 @@ type partial struct {
 	blocks [][]entry // record entries in append order, in fixed-size blocks (no regrowth copies)
 	nrecs  int       // entries in blocks
 	recs   []entry   // after the run: all entries, sorted
-	voffs  []uint64  // value resolution: first value entry of each of recs, in append order
 	ords   blockList // Options.Origins: the run ordinal of each of recs, in append order
-	keys   keyStore  // Options.KeyWords: the key record of each of recs, in append order
-	vals   []uint64
+	keys   wordStore // Options.KeyWords: the key record of each of recs, in append order
+	vals   wordStore // value resolution: the value entries of each of recs, in append order
+	valBuf []uint64  // the current record's value entries
 	keyBuf []uint64
 	keyAt  []int // frame start of each key field in the current record
 }
@@ -486,7 +486,6 @@ func (e *Engine) newPartial(index int) *partial {
 // finish ends a record- or value-resolution partial after its last record: it sorts
 // the entries for the merge.
 func (p *partial) finish() {
-	p.voffs = append(p.voffs, uint64(len(p.vals)/ValueStride)) // end of the last record's values
 	p.recs = sortEntries(p.blocks, p.nrecs)
 	p.blocks = nil
 }
@@ -523,9 +522,7 @@ func (p *partial) process(t task) error {
 			return fail(CodeRecord, "record header is not [1, 2, field_count]", nil)
 		}
 		pos := t.pos + uint64(i-t.lo)
-		if wantVals {
-			p.voffs = append(p.voffs, uint64(len(p.vals)/ValueStride))
-		}
+		p.valBuf = p.valBuf[:0]
 		ki := 0
 		nf, prev := uint64(0), uint64(0)
 		for f := 3; f < len(rec); {
@@ -560,7 +557,7 @@ func (p *partial) process(t task) error {
 				c.lanes[0] += d.Lo
 				c.lanes[1] += d.Hi
 				if wantVals {
-					p.vals = append(p.vals, id, d.Lo, d.Hi)
+					p.valBuf = append(p.valBuf, id, d.Lo, d.Hi)
 				}
 			}
 			if ki < len(keys) {
@@ -595,6 +592,9 @@ func (p *partial) process(t task) error {
 				} else {
 					p.keys.add(p.keyBuf) // p.key projected rec into it
 				}
+			}
+			if wantVals {
+				p.vals.add(p.valBuf)
 			}
 			p.addEntry(entry{key: k, rec: d, ref: uint64(p.index)<<refShift | uint64(p.nrecs)})
 		}
@@ -642,17 +642,18 @@ func (l *blockList) at(j uint64) uint64 {
 	return l.blocks[b][j-listBase*(1<<b-1)]
 }
 
-// keyStore keeps variable-length key records in chunks that double in size from
-// keyChunkMin words up to keyChunkMax, each key whole inside one chunk; a key of bigKey
-// words or more gets a chunk of its own. The large chunks are advised for huge pages.
-// One word per key locates it (one random read in the merge, not two):
+// wordStore keeps variable-length runs of words (a record's key record, or its value
+// entries) in chunks that double in size from keyChunkMin words up to keyChunkMax, each
+// run whole inside one chunk; a run of bigKey words or more gets a chunk of its own.
+// Nothing is copied as it grows, and the large chunks are advised for huge pages. One
+// word per run locates it (one random read in the merge, not two):
 //
 //	chunk index << 40 | offset in the chunk << 16 | length   (length < bigKey)
 //	chunk index << 40 | bigKey                               (the whole chunk)
-type keyStore struct {
+type wordStore struct {
 	chunks [][]uint64
 	where  blockList
-	total  int // words in all keys
+	total  int // words in all runs
 }
 
 const (
@@ -661,7 +662,7 @@ const (
 	bigKey      = 1<<16 - 1
 )
 
-func (s *keyStore) add(k []uint64) {
+func (s *wordStore) add(k []uint64) {
 	n := len(s.chunks)
 	if len(k) >= bigKey {
 		s.chunks = append(s.chunks, slices.Clip(slices.Clone(k))) // full: no later key shares it
@@ -686,18 +687,18 @@ func (s *keyStore) add(k []uint64) {
 	s.total += len(k)
 }
 
-func (s *keyStore) at(j uint64) []uint64 { return s.key(s.where.at(j)) }
+func (s *wordStore) at(j uint64) []uint64 { return s.get(s.where.at(j)) }
 
-// size returns the length of the key at location w (a word of where).
-func (s *keyStore) size(w uint64) int {
+// size returns the length of the run at location w (a word of where).
+func (s *wordStore) size(w uint64) int {
 	if size := w & 0xffff; size != bigKey {
 		return int(size)
 	}
 	return len(s.chunks[w>>40])
 }
 
-// key returns the key at location w (a word of where).
-func (s *keyStore) key(w uint64) []uint64 {
+// get returns the run of words at location w (a word of where).
+func (s *wordStore) get(w uint64) []uint64 {
 	c := s.chunks[w>>40]
 	size := w & 0xffff
 	if size == bigKey {
@@ -765,7 +766,7 @@ func (e *Engine) merge(parts []*partial) *Result {
 	total, nvals, kw := 0, 0, 0
 	for _, p := range parts {
 		total += len(p.recs)
-		nvals += len(p.vals)
+		nvals += p.vals.total
 		kw += p.keys.total
 	}
 	wantVals := e.opt.Resolution == ValueResolution
@@ -892,7 +893,7 @@ func (g *segment) order(parts []*partial, r *Result) {
 	for _, ref := range g.refs {
 		p, j := parts[ref>>refShift], ref&(1<<refShift-1)
 		if p.e.opt.Resolution == ValueResolution {
-			g.valWords += int(p.voffs[j+1]-p.voffs[j]) * ValueStride
+			g.valWords += p.vals.size(p.vals.where.at(j))
 		}
 		if p.e.opt.KeyWords {
 			loc := p.keys.where.at(j)
@@ -915,7 +916,7 @@ func (g *segment) gather(e *Engine, parts []*partial, r *Result) {
 			p, j := parts[ref>>refShift], ref&(1<<refShift-1)
 			x := g.first + b + i
 			if wantVals {
-				vat += copy(r.Values[vat:], p.vals[p.voffs[j]*ValueStride:p.voffs[j+1]*ValueStride])
+				vat += copy(r.Values[vat:], p.vals.at(j))
 				r.ValueOffsets[x+1] = uint64(vat / ValueStride)
 			}
 			if e.opt.Origins {
@@ -924,7 +925,7 @@ func (g *segment) gather(e *Engine, parts []*partial, r *Result) {
 		}
 		if e.opt.KeyWords {
 			for i, ref := range refs {
-				kat += copy(r.KeyWords[kat:], parts[ref>>refShift].keys.key(g.locs[b+i]))
+				kat += copy(r.KeyWords[kat:], parts[ref>>refShift].keys.get(g.locs[b+i]))
 				r.KeyOffsets[g.first+b+i+1] = uint64(kat)
 			}
 		}

@@ -283,7 +283,7 @@ func TestOrigins(t *testing.T) {
 // TestKeyStore: keys of any length, longer than a chunk included, come back whole,
 // across chunks of every size up to keyChunkMax.
 func TestKeyStore(t *testing.T) {
-	var s keyStore
+	var s wordStore
 	var want [][]uint64
 	lens := []int{0, 1, 7, keyChunkMin - 3, 5, keyChunkMin + 9, 2, keyChunkMin, 0, 3, bigKey - 1, bigKey, 1, bigKey + 1, keyChunkMin / 2, keyChunkMin / 2, keyChunkMin / 2}
 	for total := 0; total < 3*keyChunkMax; total += 9001 {
