@@ -218,13 +218,14 @@ func settle(t *testing.T, base int) {
 	t.Fatalf("%d goroutines, %d before Observe:\n%s", runtime.NumGoroutine(), base, buf[:runtime.Stack(buf, true)])
 }
 
-// tinyTiles makes the encoders cut every batch into tiles of 1 to 7 rows (restored at
-// the end of the test), so that tile boundaries fall inside batches everywhere.
+// tinyTiles makes the encoders cut every batch into tiles of 1 to 7 rows, and the value
+// table build split its entries into segments of 3 (restored at the end of the test), so
+// that tile and segment boundaries fall everywhere.
 func tinyTiles(t *testing.T) {
 	t.Helper()
-	w, lo, hi, first := tileWords, minTileRows, maxTileRows, firstTileRows
-	tileWords, minTileRows, maxTileRows, firstTileRows = 60, 1, 7, 3
-	t.Cleanup(func() { tileWords, minTileRows, maxTileRows, firstTileRows = w, lo, hi, first })
+	w, lo, hi, first, seg := tileWords, minTileRows, maxTileRows, firstTileRows, valueSegmentMin
+	tileWords, minTileRows, maxTileRows, firstTileRows, valueSegmentMin = 60, 1, 7, 3, 3
+	t.Cleanup(func() { tileWords, minTileRows, maxTileRows, firstTileRows, valueSegmentMin = w, lo, hi, first, seg })
 }
 
 func observeMany(t *testing.T, ctx context.Context, s *manySource, o Options) (*Result, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -12,6 +13,12 @@ import (
 
 	"github.com/pipewhy/pipewhy/normalize"
 	"github.com/pipewhy/pipewhy/source"
+)
+
+// keyedRec is the batch the test-keyed: source returns, set by the test that uses it.
+var (
+	keyedRec      arrow.RecordBatch
+	registerKeyed sync.Once
 )
 
 // keyedSource is a one-batch source with a primary key, like a server table.
@@ -50,8 +57,11 @@ func TestPrimaryKeyIsTheDefaultKey(t *testing.T) {
 	b.Field(1).(*array.Int64Builder).AppendValues([]int64{3, 1, 2}, nil)
 	rec := b.NewRecordBatch()
 	defer rec.Release()
-	source.Register("test-keyed:", func(context.Context, string, source.Options) (source.Source, error) {
-		return &keyedSource{rec: rec, pk: []string{"id"}}, nil
+	keyedRec = rec // the registration is process-wide and happens once (-count=N)
+	registerKeyed.Do(func() {
+		source.Register("test-keyed:", func(context.Context, string, source.Options) (source.Source, error) {
+			return &keyedSource{rec: keyedRec, pk: []string{"id"}}, nil
+		})
 	})
 
 	reg, err := source.OpenRegistry(t.TempDir() + "/sources.json")

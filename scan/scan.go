@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -572,35 +573,79 @@ func buildRecords(sc *repo.Scan, fr *fingerprint.Result, kept []*normalize.Recor
 		art[uint64(f.ID)] = uint64(i + 1)
 	}
 	m := len(fr.Values) / fingerprint.ValueStride
-	vt := &arrays.ValueTable{
-		ValueID: make([]uint64, 0, m), ArtifactID: make([]uint64, 0, m), FieldID: make([]uint64, 0, m),
-		TypeID: make([]uint8, 0, m), PayloadOffset: make([]uint64, 0, m), PayloadLength: make([]uint64, 0, m),
+	if len(fr.ValueOffsets) != n+1 || fr.ValueOffsets[n] != uint64(m) {
+		return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "value offsets differ from the engine's entries"}
 	}
-	// Frames, less the three header words of every record; payloads are a part of them.
-	vt.PayloadWords = make([]uint64, 0, wordsOf(kept)-3*uint64(n))
-	valid := make([]bool, 0, m)
-	for e := range n {
-		// Walk the record's frames (bounds checked by the engine) beside its value entries.
-		rec := recordOf(e)
-		lo, hi := fr.ValueOffsets[e], fr.ValueOffsets[e+1]
-		if hi-lo != rec[2] {
-			return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "value entries differ from the record's fields"}
-		}
-		pos := 3
-		for j := lo; j < hi; j++ {
-			fid, tc, l := rec[pos], normalize.TypeCode(rec[pos+1]), int(rec[pos+2])
-			if fr.Values[j*3] != fid {
-				return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "value entry field differs from the record's"}
+	vt := &arrays.ValueTable{
+		ValueID: make([]uint64, m), ArtifactID: make([]uint64, m), FieldID: make([]uint64, m),
+		TypeID: make([]uint8, m), PayloadOffset: make([]uint64, m), PayloadLength: make([]uint64, m),
+	}
+	valid := make([]bool, m)
+	// The entries are cut into one segment per core. A first pass sums each segment's
+	// payload words (a record's words less its header and its frames' headers), so that
+	// the second writes every segment's rows and payload words in place, in parallel.
+	nseg := max(1, min(runtime.GOMAXPROCS(0), n/valueSegmentMin))
+	segAt := func(k int) int { return k * n / nseg }
+	offs := make([]uint64, nseg+1)
+	errs := make([]error, nseg)
+	var wg sync.WaitGroup
+	for k := range nseg {
+		wg.Go(func() {
+			for e := segAt(k); e < segAt(k+1); e++ {
+				b, i := locate(starts, fr.Origins[e])
+				l, frames := kept[b].Lengths[i], fr.ValueOffsets[e+1]-fr.ValueOffsets[e]
+				if l < 3 || (l-3)/3 < frames { // the engine checked both; never wrap
+
+					errs[k] = &Error{Code: CodeInternal, Op: "fingerprint", Msg: "value entries differ from the record's fields"}
+					return
+				}
+				offs[k+1] += l - 3 - 3*frames
 			}
-			vt.ValueID = append(vt.ValueID, j)
-			vt.ArtifactID = append(vt.ArtifactID, art[fid])
-			vt.FieldID = append(vt.FieldID, fid)
-			vt.TypeID = append(vt.TypeID, uint8(tc))
-			vt.PayloadOffset = append(vt.PayloadOffset, uint64(len(vt.PayloadWords)))
-			vt.PayloadLength = append(vt.PayloadLength, uint64(l))
-			vt.PayloadWords = append(vt.PayloadWords, rec[pos+3:pos+3+l]...)
-			valid = append(valid, tc != normalize.Null && tc != normalize.Missing)
-			pos += 3 + l
+		})
+	}
+	wg.Wait()
+	for k := range nseg {
+		if errs[k] != nil {
+			return errs[k]
+		}
+		offs[k+1] += offs[k]
+	}
+	vt.PayloadWords = make([]uint64, offs[nseg])
+	for k := range nseg {
+		wg.Go(func() {
+			pw, end := offs[k], offs[k+1]
+			for e := segAt(k); e < segAt(k+1); e++ {
+				// Walk the record's frames (bounds checked by the engine) beside its value
+				// entries; the payloads must stay inside the segment's words.
+				rec := recordOf(e)
+				lo, hi := fr.ValueOffsets[e], fr.ValueOffsets[e+1]
+				if hi-lo != rec[2] {
+					errs[k] = &Error{Code: CodeInternal, Op: "fingerprint", Msg: "value entries differ from the record's fields"}
+					return
+				}
+				pos := 3
+				for j := lo; j < hi; j++ {
+					fid, tc, l := rec[pos], normalize.TypeCode(rec[pos+1]), rec[pos+2]
+					if fr.Values[j*3] != fid || l > end-pw {
+						errs[k] = &Error{Code: CodeInternal, Op: "fingerprint", Msg: "value entry differs from the record's field"}
+						return
+					}
+					vt.ValueID[j], vt.ArtifactID[j], vt.FieldID[j], vt.TypeID[j] = j, art[fid], fid, uint8(tc)
+					vt.PayloadOffset[j], vt.PayloadLength[j] = pw, l
+					pw += uint64(copy(vt.PayloadWords[pw:pw+l], rec[pos+3:pos+3+int(l)]))
+					valid[j] = tc != normalize.Null && tc != normalize.Missing
+					pos += 3 + int(l)
+				}
+			}
+			if pw != end {
+				errs[k] = &Error{Code: CodeInternal, Op: "fingerprint", Msg: "payload words differ from the records'"}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
 	vt.ValidityBitmap = arrays.NewBitmap(valid)
@@ -610,6 +655,10 @@ func buildRecords(sc *repo.Scan, fr *fingerprint.Result, kept []*normalize.Recor
 	sc.ValueTable = vt
 	return nil
 }
+
+// valueSegmentMin is the fewest entries per segment of the value table build. A variable
+// so that tests can split small scans.
+var valueSegmentMin = 4096
 
 // locate returns the batch and index within it of the record with ordinal o, given
 // starts (ascending, starts[b] = ordinal of batch b's first record, o < the last
