@@ -19,15 +19,15 @@ const module = "github.com/pipewhy/pipewhy/"
 // package by its path (a leaf such as "internal/hugemem"). The rule of the longest matching
 // directory applies; a top-level package's own subpackages are always allowed.
 var allowed = map[string][]string{
-	"normalize":          {},
-	"normalize/columnar": {"canonical"}, // NESTED values are graphforge-canonical/1 bytes
+	"normalize":          {"internal/civil"},
+	"normalize/columnar": {"canonical", "internal/civil"}, // NESTED values are graphforge-canonical/1 bytes
 	"source/duckdb":      {},
 	"source/postgres":    {},
-	"source/mysql":       {},
+	"source/mysql":       {"internal/civil"},
 	"arrays":             {},
 	"snapshot":           {},
 	"canonical":          {},
-	"source":             {},
+	"source":             {"internal/civil"},
 	"fingerprint":        {"normalize", "arrays", "internal/hugemem"},
 	"repo":               {"snapshot", "source", "fingerprint", "normalize", "arrays"},
 	"scan":               {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo"},
@@ -36,6 +36,7 @@ var allowed = map[string][]string{
 	"config":             {"normalize"},
 	"internal":           {"*"},
 	"internal/hugemem":   {}, // a leaf: the standard library only
+	"internal/civil":     {}, // a leaf: the standard library only
 	"cmd":                {"internal"},
 	"bench":              {"*"}, // benchmark programs may measure anything
 }

@@ -1,6 +1,10 @@
 package normalize
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/pipewhy/pipewhy/internal/civil"
+)
 
 // This file holds the scalar values of PipeWhy extension 1 (docs/contracts/C2-extensions.md).
 // Only the extension profiles encode them; v1 profiles reject them with CodeUnsupported,
@@ -62,10 +66,10 @@ func (NestedValue) isValue()   {}
 func appendExt(dst []uint64, v Value) (TypeCode, []uint64, *Error) {
 	switch v := v.(type) {
 	case DateValue:
-		if v.Year < 1 || v.Year > 9999 || v.Month < 1 || v.Month > 12 || v.Day < 1 || v.Day > daysIn(v.Year, v.Month) {
+		if v.Year < 1 || v.Year > 9999 || v.Month < 1 || v.Month > 12 || v.Day < 1 || int64(v.Day) > civil.DaysInMonth(int64(v.Year), int64(v.Month)) {
 			return 0, dst, encErr(CodeInput, "date fields outside the calendar (years 1..9999)")
 		}
-		return Date, append(dst, uint64(daysFromCivil(v.Year, v.Month, v.Day))), nil
+		return Date, append(dst, uint64(civil.DaysFromCivil(int64(v.Year), int64(v.Month), int64(v.Day)))), nil
 	case TimeValue:
 		if v.Hour < 0 || v.Hour > 23 || v.Minute < 0 || v.Minute > 59 || v.Second < 0 || v.Second > 59 ||
 			v.Nanosecond < 0 || v.Nanosecond > 999_999_999 {

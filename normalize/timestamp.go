@@ -6,6 +6,8 @@ import (
 	"time"
 	_ "time/tzdata" // fallback IANA data when the host has none, so results do not vary by host setup
 	"unicode/utf8"
+
+	"github.com/pipewhy/pipewhy/internal/civil"
 )
 
 // ZoneKind is the timestamp's timezone kind; its value is the wire tz_kind word.
@@ -61,24 +63,6 @@ const (
 	maxFixedUS  = 24 * 3600 * usPerSecond // exclusive bound on |fixed offset|
 )
 
-// daysBeforeYear1 is days_from_civil(1, 1, 1): the day number of 0001-01-01 counted from
-// 1970-01-01, used to keep all arithmetic in int64 seconds/microseconds.
-func daysFromCivil(y, m, d int) int64 {
-	// Howard Hinnant's algorithm, proleptic Gregorian, days since 1970-01-01.
-	if m <= 2 {
-		y--
-	}
-	era := y / 400
-	if y < 0 && y%400 != 0 {
-		era--
-	}
-	yoe := y - era*400
-	mp := (m + 9) % 12
-	doy := (153*mp+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return int64(era)*146097 + int64(doe) - 719468
-}
-
 func civilFromDays(z int64) (y, m, d int) {
 	z += 719468
 	era := z / 146097
@@ -101,19 +85,6 @@ func civilFromDays(z int64) (y, m, d int) {
 	return int(yy), m, d
 }
 
-func daysIn(y, m int) int {
-	switch m {
-	case 2:
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
-}
-
 func (t *TimestampValue) checkFields(p Profile) *Error {
 	if t.Nanosecond < 0 || t.Nanosecond > 999 {
 		return encErr(CodeInput, "nanosecond outside 0..999")
@@ -126,7 +97,7 @@ func (t *TimestampValue) checkFields(p Profile) *Error {
 		return encErr(CodeInput, "year outside 1..9999")
 	case t.Month < 1 || t.Month > 12:
 		return encErr(CodeInput, "month outside 1..12")
-	case t.Day < 1 || t.Day > daysIn(t.Year, t.Month):
+	case t.Day < 1 || int64(t.Day) > civil.DaysInMonth(int64(t.Year), int64(t.Month)):
 		return encErr(CodeInput, "day outside the month")
 	case t.Hour < 0 || t.Hour > 23:
 		return encErr(CodeInput, "hour outside 0..23")
@@ -144,7 +115,7 @@ func (t *TimestampValue) checkFields(p Profile) *Error {
 
 // wallSeconds returns the wall-clock fields as seconds since 1970-01-01T00:00 (as if UTC).
 func (t *TimestampValue) wallSeconds() int64 {
-	return daysFromCivil(t.Year, t.Month, t.Day)*86400 + int64(t.Hour*3600+t.Minute*60+t.Second)
+	return civil.DaysFromCivil(int64(t.Year), int64(t.Month), int64(t.Day))*86400 + int64(t.Hour*3600+t.Minute*60+t.Second)
 }
 
 // utcOffset returns utcoffset() in microseconds, as Python computes it.

@@ -5,15 +5,18 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/pipewhy/pipewhy/internal/civil"
 )
 
-// TestCivilDays checks the day arithmetic against Go's time package over years 0..10000.
+// TestCivilDays checks civilFromDays, the inverse of civil.DaysFromCivil, against Go's
+// time package over years 0..10000.
 func TestCivilDays(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	check := func(y, m, d int) {
 		want := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC).Unix() / 86400
-		if got := daysFromCivil(y, m, d); got != want {
-			t.Fatalf("daysFromCivil(%d-%d-%d) = %d, want %d", y, m, d, got, want)
+		if got := civil.DaysFromCivil(int64(y), int64(m), int64(d)); got != want {
+			t.Fatalf("DaysFromCivil(%d-%d-%d) = %d, want %d", y, m, d, got, want)
 		}
 		if yy, mm, dd := civilFromDays(want); yy != y || mm != m || dd != d {
 			t.Fatalf("civilFromDays(%d) = %d-%d-%d, want %d-%d-%d", want, yy, mm, dd, y, m, d)
@@ -22,12 +25,12 @@ func TestCivilDays(t *testing.T) {
 	for _, y := range []int{0, 1, 2, 4, 99, 100, 400, 1600, 1900, 1969, 1970, 2000, 2024, 9999, 10000} {
 		for m := 1; m <= 12; m++ {
 			check(y, m, 1)
-			check(y, m, daysIn(y, m))
+			check(y, m, int(civil.DaysInMonth(int64(y), int64(m))))
 		}
 	}
 	for i := 0; i < 20000; i++ {
 		y, m := r.IntN(10001), 1+r.IntN(12)
-		check(y, m, 1+r.IntN(daysIn(y, m)))
+		check(y, m, 1+r.IntN(int(civil.DaysInMonth(int64(y), int64(m)))))
 	}
 }
 

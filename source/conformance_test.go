@@ -200,6 +200,29 @@ func writeSQLiteConf(t testing.TB, path string) {
 	}
 }
 
+// concatColumns returns each column of recs (batches of schema sc) concatenated into one
+// array, an empty one when there are no batches.
+func concatColumns(t testing.TB, sc *arrow.Schema, recs []arrow.RecordBatch) []arrow.Array {
+	t.Helper()
+	cols := make([]arrow.Array, sc.NumFields())
+	for i := range cols {
+		var chunks []arrow.Array
+		for _, r := range recs {
+			chunks = append(chunks, r.Column(i))
+		}
+		if len(chunks) == 0 {
+			cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, sc.Field(i).Type, 0)
+			continue
+		}
+		c, err := array.Concatenate(chunks, memory.DefaultAllocator)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols[i] = c
+	}
+	return cols
+}
+
 // readAll drains src, checking the Source contract on the way.
 func readAll(t testing.TB, src Source) ([]arrow.Array, Evidence) {
 	t.Helper()
@@ -230,22 +253,7 @@ func readAll(t testing.TB, src Source) ([]arrow.Array, Evidence) {
 	if err := ev.Coverage.Check(); err != nil {
 		t.Fatalf("coverage %+v: %v", ev.Coverage, err)
 	}
-	cols := make([]arrow.Array, src.Schema().NumFields())
-	for i := range cols {
-		var chunks []arrow.Array
-		for _, r := range recs {
-			chunks = append(chunks, r.Column(i))
-		}
-		if len(chunks) == 0 {
-			cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, src.Schema().Field(i).Type, 0)
-			continue
-		}
-		c, err := array.Concatenate(chunks, memory.DefaultAllocator)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cols[i] = c
-	}
+	cols := concatColumns(t, src.Schema(), recs)
 	for _, r := range recs {
 		r.Release()
 	}

@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/pipewhy/pipewhy/internal/civil"
 )
 
 // parseCell is parseText for a CSV cell held as bytes of the parser's
@@ -158,7 +160,7 @@ func (t *colType) fastTimestamp(b []byte) (int64, bool) {
 	d2 := func(i int) int64 { return int64(b[i]-'0')*10 + int64(b[i+1]-'0') }
 	y := d2(0)*100 + d2(2)
 	mo, d, h, mi, s := d2(5), d2(8), d2(11), d2(14), d2(17)
-	if mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || s > 59 {
+	if mo < 1 || mo > 12 || d < 1 || d > civil.DaysInMonth(y, mo) || h > 23 || mi > 59 || s > 59 {
 		return 0, false
 	}
 	ns := int64(0)
@@ -178,7 +180,7 @@ func (t *colType) fastTimestamp(b []byte) (int64, bool) {
 			ns *= 10
 		}
 	}
-	sec := daysFromCivil(y, mo, d)*86400 + h*3600 + mi*60 + s
+	sec := civil.DaysFromCivil(y, mo, d)*86400 + h*3600 + mi*60 + s
 	// One case per unit, so that every division is by a constant.
 	switch t.unit {
 	case arrow.Second:
@@ -205,36 +207,4 @@ func scaleTimestamp(sec, ns, per int64) (int64, bool) {
 		return 0, false
 	}
 	return v + add, true
-}
-
-// daysInMonth is the length of month m (1..12) of the proleptic Gregorian
-// year y.
-func daysInMonth(y, m int64) int64 {
-	switch m {
-	case 2:
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
-}
-
-// daysFromCivil is the number of days from 1970-01-01 to y-m-d in the
-// proleptic Gregorian calendar (H. Hinnant's days_from_civil).
-func daysFromCivil(y, m, d int64) int64 {
-	if m <= 2 {
-		y--
-	}
-	era := y / 400
-	if y < 0 && y%400 != 0 {
-		era--
-	}
-	yoe := y - era*400
-	mp := (m + 9) % 12 // March = 0
-	doy := (153*mp+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return era*146097 + doe - 719468
 }

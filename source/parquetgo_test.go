@@ -351,22 +351,7 @@ func pgRead(t testing.TB, path, mode string, batch int) (*arrow.Schema, []arrow.
 		}
 		recs = append(recs, rec)
 	}
-	cols := make([]arrow.Array, src.Schema().NumFields())
-	for i := range cols {
-		var chunks []arrow.Array
-		for _, r := range recs {
-			chunks = append(chunks, r.Column(i))
-		}
-		if len(chunks) == 0 {
-			cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, src.Schema().Field(i).Type, 0)
-			continue
-		}
-		c, err := array.Concatenate(chunks, memory.DefaultAllocator)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cols[i] = c
-	}
+	cols := concatColumns(t, src.Schema(), recs)
 	return src.Schema(), cols, src.Evidence(), nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/pipewhy/pipewhy/internal/civil"
 	"github.com/pipewhy/pipewhy/normalize"
 )
 
@@ -14,20 +15,7 @@ const (
 	nsPerDay = 86_400 * 1_000_000_000
 )
 
-// daysFromCivil returns the days since 1970-01-01 of a proleptic Gregorian date.
-func daysFromCivil(y, m, d int64) int64 {
-	if m <= 2 {
-		y--
-	}
-	era := floorDiv(y, 400)
-	yoe := y - era*400
-	mp := (m + 9) % 12
-	doy := (153*mp+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return era*146097 + doe - 719468
-}
-
-// civilFromDays is the inverse of daysFromCivil, by Neri and Schneider's Euclidean
+// civilFromDays is the inverse of civil.DaysFromCivil, by Neri and Schneider's Euclidean
 // affine functions ("Euclidean affine functions and their application to calendar
 // algorithms", 2022): a handful of multiplications instead of divisions. It is exact
 // for every day from 0001-01-01 to 9999-12-31 and far beyond (tested exhaustively over
@@ -68,8 +56,8 @@ func floorDiv(a, b int64) int64 {
 // Python's datetime range, 0001-01-01 .. 9999-12-31, in days and microseconds since
 // the epoch.
 var (
-	minDay = daysFromCivil(1, 1, 1)
-	maxDay = daysFromCivil(9999, 12, 31)
+	minDay = civil.DaysFromCivil(1, 1, 1)
+	maxDay = civil.DaysFromCivil(9999, 12, 31)
 	minUS  = minDay * usPerDay
 	maxUS  = (maxDay+1)*usPerDay - 1
 )

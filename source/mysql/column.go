@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/decimal256"
 
+	"github.com/pipewhy/pipewhy/internal/civil"
 	"github.com/pipewhy/pipewhy/source"
 )
 
@@ -416,36 +417,6 @@ func num(b []byte) (int64, bool) {
 	return v, true
 }
 
-// daysFromCivil is the number of days from 1970-01-01 to y-m-d in the
-// proleptic Gregorian calendar (H. Hinnant's algorithm).
-func daysFromCivil(y, m, d int64) int64 {
-	if m <= 2 {
-		y--
-	}
-	era := y / 400
-	if y < 0 && y%400 != 0 {
-		era--
-	}
-	yoe := y - era*400
-	mp := (m + 9) % 12
-	doy := (153*mp+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return era*146097 + doe - 719468
-}
-
-func daysIn(y, m int64) int64 {
-	switch m {
-	case 2:
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
-}
-
 // parseDate parses "YYYY-MM-DD". Zero dates and zero parts ('0000-00-00',
 // '2024-00-10'), which MySQL may store, and impossible dates (allowed by
 // ALLOW_INVALID_DATES) fail: they have no calendar value.
@@ -462,10 +433,10 @@ func parseDate(x []byte) (int64, string) {
 	if m == 0 || d == 0 {
 		return 0, "zero date or zero month/day (MySQL zero date): no calendar value"
 	}
-	if m > 12 || d > daysIn(y, m) {
+	if m > 12 || d > civil.DaysInMonth(y, m) {
 		return 0, "invalid calendar date"
 	}
-	return daysFromCivil(y, m, d), ""
+	return civil.DaysFromCivil(y, m, d), ""
 }
 
 // fraction parses the fraction digits after '.', at most fsp of them, as
