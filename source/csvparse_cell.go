@@ -22,15 +22,7 @@ func (t *colType) parseCell(b []byte, c *cell) (Code, string) {
 		}
 		return "", ""
 	case kBool:
-		switch string(b) {
-		case "true":
-			c.b = true
-		case "false":
-			c.b = false
-		default:
-			return CodeType, "not a bool (true or false)"
-		}
-		return "", ""
+		return parseBool(string(b), c) // the copy does not escape
 	case kInt:
 		v, ok, syntax := smallInt(b)
 		if !ok {

@@ -261,14 +261,7 @@ func (t *colType) parseText(s string, c *cell) (Code, string) {
 		c.s = s
 		return "", ""
 	case kBool:
-		switch s {
-		case "true":
-			c.b = true
-		case "false":
-			c.b = false
-		default:
-			return CodeType, "not a bool (true or false)"
-		}
+		return parseBool(s, c)
 	case kInt, kUint, kFloat:
 		return t.parseNumber(s, c)
 	case kHex:
@@ -287,6 +280,19 @@ func (t *colType) parseText(s string, c *cell) (Code, string) {
 		return t.parseDecimal(s, c)
 	case kTimestamp:
 		return t.parseTimestamp(s, c)
+	}
+	return "", ""
+}
+
+// parseBool parses the bool spellings true and false.
+func parseBool(s string, c *cell) (Code, string) {
+	switch s {
+	case "true":
+		c.b = true
+	case "false":
+		c.b = false
+	default:
+		return CodeType, "not a bool (true or false)"
 	}
 	return "", ""
 }

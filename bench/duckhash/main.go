@@ -400,16 +400,7 @@ func drainRaw(ctx context.Context, mode, file string) (pqgo.Sum, error) {
 		wg.Go(func() { sums[w], errs[w] = read(false, mine) })
 	}
 	wg.Wait()
-	var total pqgo.Sum
-	for w := range workers {
-		if errs[w] != nil {
-			return total, errs[w]
-		}
-		if err := total.Merge(sums[w]); err != nil {
-			return total, err
-		}
-	}
-	return total, nil
+	return pqgo.MergeAll(pqgo.Sum{}, sums, errs)
 }
 
 // batchSize is $BATCH (rows per source batch; 0 or unset: the adapter's default).

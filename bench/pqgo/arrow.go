@@ -65,16 +65,7 @@ func DrainArrow(path string, workers int) (Sum, error) {
 		})
 	}
 	wg.Wait()
-	total := NewSum(len(cols))
-	for w := range workers {
-		if errs[w] != nil {
-			return total, errs[w]
-		}
-		if err := total.Merge(sums[w]); err != nil {
-			return total, err
-		}
-	}
-	return total, nil
+	return MergeAll(NewSum(len(cols)), sums, errs)
 }
 
 // colBuf accumulates one column of one row group in Arrow layout.

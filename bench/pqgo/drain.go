@@ -157,16 +157,7 @@ func drain(path string, workers int, touch bool) (Sum, error) {
 		})
 	}
 	wg.Wait()
-	total := NewSum(len(cols))
-	for w := range workers {
-		if errs[w] != nil {
-			return total, errs[w]
-		}
-		if err := total.Merge(sums[w]); err != nil {
-			return total, err
-		}
-	}
-	return total, nil
+	return MergeAll(NewSum(len(cols)), sums, errs)
 }
 
 func drainGroup(rg parquet.RowGroup, kinds []parquet.Kind, s *Sum, touch bool) error {

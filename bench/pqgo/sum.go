@@ -36,6 +36,20 @@ type Sum struct {
 // NewSum returns an empty Sum of n columns.
 func NewSum(n int) Sum { return Sum{Cols: make([]ColSum, n)} }
 
+// MergeAll merges the workers' sums into total, in worker order; the first worker
+// error (errs[w] for sums[w]) is returned instead.
+func MergeAll(total Sum, sums []Sum, errs []error) (Sum, error) {
+	for w := range sums {
+		if errs[w] != nil {
+			return total, errs[w]
+		}
+		if err := total.Merge(sums[w]); err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
 // Merge adds o into s. Both must have the same number of columns, except that
 // an empty Sum (the zero value: no rows, no columns) takes any shape.
 func (s *Sum) Merge(o Sum) error {
