@@ -203,3 +203,19 @@ func requireTool(t *testing.T, name string) string {
 	}
 	return p
 }
+
+// randomKeyed returns a random context key, n random words and XXH3-128 of the message
+// key ‖ words built with putWords and hashed by zeebo/xxh3 (the reference the in-place
+// kernels must equal).
+func randomKeyed(rng *rand.Rand, n int) (key [keySize]byte, words []uint64, want xxh3.Uint128) {
+	for i := range key {
+		key[i] = byte(rng.Uint32())
+	}
+	words = make([]uint64, n)
+	for i := range words {
+		words[i] = rng.Uint64()
+	}
+	msg := append(key[:], make([]byte, 8*n)...)
+	putWords(msg[keySize:], words)
+	return key, words, xxh3.Hash128(msg)
+}

@@ -17,17 +17,7 @@ func TestHashKeyedLong(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for n := longMinWords; n <= longMaxWords; n++ {
 		for range 50 {
-			var key [keySize]byte
-			for i := range key {
-				key[i] = byte(rng.Uint32())
-			}
-			words := make([]uint64, n)
-			for i := range words {
-				words[i] = rng.Uint64()
-			}
-			msg := append(key[:], make([]byte, 8*n)...)
-			putWords(msg[keySize:], words)
-			want := xxh3.Hash128(msg)
+			key, words, want := randomKeyed(rng, n)
 			for _, k := range longKernels() {
 				got := k.fn(&key, words)
 				if got.Lo != want.Lo || got.Hi != want.Hi {

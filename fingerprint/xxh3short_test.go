@@ -13,17 +13,7 @@ func TestKeyedShort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for n := shortMinWords; n <= shortMaxWords; n++ {
 		for range 200 {
-			var key [keySize]byte
-			for i := range key {
-				key[i] = byte(rng.Uint32())
-			}
-			words := make([]uint64, n)
-			for i := range words {
-				words[i] = rng.Uint64()
-			}
-			msg := append(key[:], make([]byte, 8*n)...)
-			putWords(msg[keySize:], words)
-			want := xxh3.Hash128(msg)
+			key, words, want := randomKeyed(rng, n)
 			ks := newKeyedShort(&key)
 			if got := ks.sum(words); got.Lo != want.Lo || got.Hi != want.Hi {
 				t.Fatalf("n=%d: %016x%016x, xxh3 %016x%016x", n, got.Hi, got.Lo, want.Hi, want.Lo)

@@ -216,13 +216,19 @@ func errorData(ed bindings.ErrorData) error {
 // hash is the baseline of the issue: DuckDB hashing every value of every row and
 // summing the hashes (sum of UBIGINT is HUGEINT, read back as text).
 func hash(file string) (int64, string, error) {
+	return hashFrom(`read_parquet(` + quote(file) + `)`)
+}
+
+// hashFrom counts the rows of the table expression from and sums the DuckDB hashes of
+// their five columns, returning the count and "sum=S threads=T".
+func hashFrom(from string) (int64, string, error) {
 	db, conn, err := openDB(":memory:")
 	if err != nil {
 		return 0, "", err
 	}
 	defer bindings.Close(&db)
 	defer bindings.Disconnect(&conn)
-	rows, err := query(conn, `SELECT count(*)::VARCHAR, sum(hash(id, qty, price, name, "at"))::VARCHAR, current_setting('threads')::VARCHAR FROM read_parquet(`+quote(file)+`)`)
+	rows, err := query(conn, `SELECT count(*)::VARCHAR, sum(hash(id, qty, price, name, "at"))::VARCHAR, current_setting('threads')::VARCHAR FROM `+from)
 	if err != nil {
 		return 0, "", err
 	}
