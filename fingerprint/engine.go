@@ -339,9 +339,6 @@ type entry struct {
 
 const refShift = 48
 
-// gatherBlock is the number of merged entries whose random reads are issued together.
-const gatherBlock = 1 << 12
-
 func compareEntries(a, b entry) int {
 	switch {
 	case a.key.Lo != b.key.Lo:
@@ -825,6 +822,7 @@ type segment struct {
 	first    int
 	refs     []uint64 // the entries' refs in merge order (order)
 	locs     []uint64 // with key words: their keys' locations in the key stores (order)
+	vlocs    []uint64 // at value resolution: their value entries' locations (order)
 	valWords int      // value words of its entries (order)
 	keyWords int      // key words of its entries (order)
 	valAt    int      // where its value words start in Result.Values
@@ -877,6 +875,9 @@ func (g *segment) order(parts []*partial, r *Result) {
 	if len(parts) > 0 && parts[0].e.opt.KeyWords {
 		g.locs = make([]uint64, 0, n)
 	}
+	if len(parts) > 0 && parts[0].e.opt.Resolution == ValueResolution {
+		g.vlocs = make([]uint64, 0, n)
+	}
 	for range n {
 		best := -1
 		for w, p := range parts {
@@ -893,7 +894,9 @@ func (g *segment) order(parts []*partial, r *Result) {
 	for _, ref := range g.refs {
 		p, j := parts[ref>>refShift], ref&(1<<refShift-1)
 		if p.e.opt.Resolution == ValueResolution {
-			g.valWords += p.vals.size(p.vals.where.at(j))
+			loc := p.vals.where.at(j)
+			g.vlocs = append(g.vlocs, loc)
+			g.valWords += p.vals.size(loc)
 		}
 		if p.e.opt.KeyWords {
 			loc := p.keys.where.at(j)
@@ -903,31 +906,23 @@ func (g *segment) order(parts []*partial, r *Result) {
 	}
 }
 
-// gather writes the segment's part of every output of r, in blocks of gatherBlock entries.
-// The random reads (key locations in order, then keys, values and origins here) are
-// loops of independent loads, so that the misses overlap instead of following each
-// other.
+// gather writes the segment's part of every output of r. Its random reads depend only on
+// the refs and locations order noted, not on each other, so their misses overlap.
 func (g *segment) gather(e *Engine, parts []*partial, r *Result) {
 	wantVals := e.opt.Resolution == ValueResolution
 	vat, kat := g.valAt, g.keyAt
-	for b := 0; b < len(g.refs); b += gatherBlock {
-		refs := g.refs[b:min(b+gatherBlock, len(g.refs))]
-		for i, ref := range refs {
-			p, j := parts[ref>>refShift], ref&(1<<refShift-1)
-			x := g.first + b + i
-			if wantVals {
-				vat += copy(r.Values[vat:], p.vals.at(j))
-				r.ValueOffsets[x+1] = uint64(vat / ValueStride)
-			}
-			if e.opt.Origins {
-				r.Origins[x] = p.ords.at(j)
-			}
+	for i, ref := range g.refs {
+		p, j, x := parts[ref>>refShift], ref&(1<<refShift-1), g.first+i
+		if wantVals {
+			vat += copy(r.Values[vat:], p.vals.get(g.vlocs[i]))
+			r.ValueOffsets[x+1] = uint64(vat / ValueStride)
+		}
+		if e.opt.Origins {
+			r.Origins[x] = p.ords.at(j)
 		}
 		if e.opt.KeyWords {
-			for i, ref := range refs {
-				kat += copy(r.KeyWords[kat:], parts[ref>>refShift].keys.get(g.locs[b+i]))
-				r.KeyOffsets[g.first+b+i+1] = uint64(kat)
-			}
+			kat += copy(r.KeyWords[kat:], p.keys.get(g.locs[i]))
+			r.KeyOffsets[x+1] = uint64(kat)
 		}
 	}
 }
