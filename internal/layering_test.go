@@ -25,7 +25,7 @@ var allowed = map[string][]string{
 	"source/postgres":    {},
 	"source/mysql":       {"internal/civil"},
 	"arrays":             {},
-	"snapshot":           {},
+	"snapshot":           {"internal/hugemem"},
 	"canonical":          {},
 	"source":             {"internal/civil"},
 	"fingerprint":        {"normalize", "arrays", "internal/hugemem"},

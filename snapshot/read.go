@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/pipewhy/pipewhy/internal/hugemem"
 	"github.com/pipewhy/pipewhy/snapshot/vfs"
 )
 
@@ -385,6 +386,9 @@ func hashFile(f vfs.File, path string, n uint64, keep bool, buf []byte) ([]byte,
 			return nil, sum, &StorageIntegrityError{Path: path, Reason: "file size does not match the manifest byte_length"}
 		}
 		data = make([]byte, n)
+		// Huge pages before the first touch: a large array then faults in 2 MiB at a
+		// time rather than 4 KiB (a 10 M-row record snapshot is about 1 GB).
+		hugemem.Advise(data)
 		k, err := io.ReadFull(f, data)
 		if err != nil {
 			return nil, sum, &StorageIntegrityError{Path: path, Reason: "file is shorter than the manifest byte_length", Err: err}
