@@ -164,9 +164,11 @@
 // PW_SOURCE_UNSUPPORTED for a file outside it). Both readers return the same
 // schema, field metadata, values (bit for bit: NaN payloads, -0.0), nulls,
 // coverage and failures; a batch of the parquet-go reader never spans row
-// groups, and its arrays are copies of one row group's decoded Go buffers,
-// which are reused for the next row group (memory: one decoded row group
-// plus the batches the caller holds).
+// groups, and its arrays share the values of one row group's decoded Go
+// buffers (validity bitmaps and offsets are its own), which are reused for a
+// later row group once every batch over them has been released (memory: the
+// decoded row groups that the caller's unreleased batches refer to, plus one,
+// plus two kept idle for reuse).
 //
 // IPC files are read one batch at a time from the footer; IPC streams
 // message by message. Supported Arrow types are those TypeName

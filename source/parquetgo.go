@@ -230,21 +230,23 @@ var pgEncodings = map[pq.Encoding]bool{
 
 // parquetGoSource reads a flat Parquet file with parquet-go's page API and
 // builds the Arrow columns itself: one row group is decoded at a time (all
-// kept columns, into Go buffers that are reused for the next row group), and
-// handed out in batches of at most Options.BatchSize rows that never span
-// row groups, each in memory of its own (a copy of its rows), so a batch the
-// caller holds never sees a later row group's values.
+// kept columns, into Go buffers), and handed out in batches of at most
+// Options.BatchSize rows that never span row groups. The batches share the
+// row group's value memory instead of copying it; that memory is decoded
+// into again only after every batch over it has been released (groupMem), so
+// a batch the caller holds never sees a later row group's values.
 type parquetGoSource struct {
 	fileBase
 	pf     *parquet.File
 	pr     *file.Reader // arrow-go's view of the same footer (metadata only)
 	groups []parquet.RowGroup
 	cols   []pgCol
-	bufs   []pgBuf
-	size   int64  // file size at open (checkPages bounds page extents by it)
-	hdr    []byte // checkPages' scratch
-	g      int    // next row group to decode
-	pos, n int    // next row and row count of the decoded row group
+	pool   groupPool
+	cur    *groupMem // the decoded row group batches are cut from; nil before the first
+	size   int64     // file size at open (checkPages bounds page extents by it)
+	hdr    []byte    // checkPages' scratch
+	g      int       // next row group to decode
+	pos, n int       // next row and row count of the decoded row group
 }
 
 // openParquetGo opens the fast path over the file f that arrow-go has already
@@ -302,7 +304,7 @@ func openParquetGo(base fileBase, f *os.File, pr *file.Reader, fr *pqarrow.FileR
 	if len(groups) != pr.NumRowGroups() || rows != pr.NumRows() {
 		return nil, fmt.Errorf("%w: parquet-go sees other row groups", errOutOfScope)
 	}
-	s := &parquetGoSource{fileBase: base, pf: pf, pr: pr, groups: groups, cols: cols, bufs: make([]pgBuf, len(cols)), size: st.Size()}
+	s := &parquetGoSource{fileBase: base, pf: pf, pr: pr, groups: groups, cols: cols, pool: groupPool{cols: len(cols)}, size: st.Size()}
 	s.keep = nil // records are built with the adapter schema directly
 	s.ev.Choices = append(s.ev.Choices, choiceReaderPQGo)
 	return s, nil
@@ -340,7 +342,7 @@ func (s *parquetGoSource) Next(ctx context.Context) (rec arrow.RecordBatch, err 
 	lo, hi := s.pos, min(s.pos+s.opts.BatchSize, s.n)
 	cols := make([]arrow.Array, len(s.cols))
 	for i := range s.cols {
-		a, err := s.bufs[i].array(s.schema.Field(i).Type, s.cols[i].kind, lo, hi)
+		a, err := s.cur.bufs[i].array(s.cur, s.schema.Field(i).Type, s.cols[i].kind, lo, hi)
 		if err != nil {
 			for _, c := range cols[:i] {
 				c.Release()
@@ -354,13 +356,19 @@ func (s *parquetGoSource) Next(ctx context.Context) (rec arrow.RecordBatch, err 
 	return s.screen(out)
 }
 
-// decodeGroup decodes every kept column of row group g into s.bufs.
+// decodeGroup decodes every kept column of row group g into s.cur, a row
+// group's memory that no batch refers to any more (the previous group's is
+// released to the pool: the batches cut from it hold their own references).
 func (s *parquetGoSource) decodeGroup(g int) error {
 	rg := s.groups[g]
 	n := rg.NumRows()
 	if n < 0 || n > maxGroupRows {
 		return fmt.Errorf("row group of %d rows", n)
 	}
+	if s.cur != nil {
+		s.cur.release()
+	}
+	s.cur = s.pool.get()
 	chunks := rg.ColumnChunks()
 	meta := s.pf.Metadata().RowGroups[g].Columns // the chunks' metadata, as parquet-go reads it
 	for i, c := range s.cols {
@@ -378,7 +386,7 @@ func (s *parquetGoSource) decodeGroup(g int) error {
 		if cc, err := s.pr.MetaData().RowGroup(g).ColumnChunk(c.leaf); err == nil {
 			hint = cc.TotalUncompressedSize()
 		}
-		if err := s.bufs[i].decode(chunks[c.leaf], c, int(n), hint); err != nil {
+		if err := s.cur.bufs[i].decode(chunks[c.leaf], c, int(n), hint); err != nil {
 			return fmt.Errorf("column %d: %w", i+1, err)
 		}
 	}
@@ -387,7 +395,12 @@ func (s *parquetGoSource) decodeGroup(g int) error {
 }
 
 func (s *parquetGoSource) Close() error {
-	s.bufs, s.groups, s.pf, s.pr = nil, nil, nil, nil
+	if s.cur != nil {
+		s.cur.release()
+		s.cur = nil
+	}
+	s.pool.close()
+	s.groups, s.pf, s.pr = nil, nil, nil
 	return s.closeFile("parquet close")
 }
 

@@ -30,10 +30,9 @@ const maxPrealloc = 1 << 22
 // maxPreallocBytes bounds the byte-array data allocated up front.
 const maxPreallocBytes = 1 << 28
 
-// pgBuf holds one column of the decoded row group in Arrow layout. It is
-// private scratch: its slices are reused for the next row group of the
-// column, and every batch gets a copy of its rows (see array), so no record
-// handed out ever shares its memory.
+// pgBuf holds one column of the decoded row group in Arrow layout. Batches
+// share its value memory (see array); it is reset and reused for a later row
+// group only when its groupMem is released by every batch.
 type pgBuf struct {
 	rows  int    // rows decoded so far
 	valid []byte // validity bitmap, nil until the first null (then it covers every row so far)
@@ -526,12 +525,14 @@ func (b *pgBuf) addBytes(data []byte, offs []uint32, idx []int32, defs []byte, r
 	return nil
 }
 
-// array returns rows [lo, hi) of the column as an Arrow array of type t, in
-// memory of its own: the values, the validity bitmap, the booleans and the
-// offsets (rebased to start at 0) are copied for the batch, so that the row
-// group's buffers can be reused. slices.Clone allocates without zeroing
-// what it copies.
-func (b *pgBuf) array(t arrow.DataType, k pgKind, lo, hi int) (arrow.Array, error) {
+// array returns rows [lo, hi) of the column as an Arrow array of type t. The
+// values (fixed-width values, byte-array data) are not copied: they are
+// buffers over b's memory that hold references to g, which owns b (see
+// groupMem). The validity bitmap, bit-packed booleans and the offsets
+// (rebased to start at 0) are small and made for the batch, so every buffer
+// starts at the batch's first row and holds only its rows (the scan's
+// read-ahead budget counts buffer lengths).
+func (b *pgBuf) array(g *groupMem, t arrow.DataType, k pgKind, lo, hi int) (arrow.Array, error) {
 	n := hi - lo
 	var valid *memory.Buffer
 	nulls := 0
@@ -549,19 +550,19 @@ func (b *pgBuf) array(t arrow.DataType, k pgKind, lo, hi int) (arrow.Array, erro
 		bitutil.CopyBitmap(b.bits, lo, n, bm, 0)
 		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(bm)}
 	case pgInt8:
-		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int8Traits.CastToBytes(slices.Clone(b.i8[lo:hi])))}
+		bufs = []*memory.Buffer{valid, g.buffer(arrow.Int8Traits.CastToBytes(b.i8[lo:hi]))}
 	case pgInt16:
-		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int16Traits.CastToBytes(slices.Clone(b.i16[lo:hi])))}
+		bufs = []*memory.Buffer{valid, g.buffer(arrow.Int16Traits.CastToBytes(b.i16[lo:hi]))}
 	case pgInt32:
-		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(slices.Clone(b.i32[lo:hi])))}
+		bufs = []*memory.Buffer{valid, g.buffer(arrow.Int32Traits.CastToBytes(b.i32[lo:hi]))}
 	case pgInt64:
-		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(slices.Clone(b.i64[lo:hi])))}
+		bufs = []*memory.Buffer{valid, g.buffer(arrow.Int64Traits.CastToBytes(b.i64[lo:hi]))}
 	case pgFloat32:
-		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Float32Traits.CastToBytes(slices.Clone(b.f32[lo:hi])))}
+		bufs = []*memory.Buffer{valid, g.buffer(arrow.Float32Traits.CastToBytes(b.f32[lo:hi]))}
 	case pgFloat64:
-		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Float64Traits.CastToBytes(slices.Clone(b.f64[lo:hi])))}
+		bufs = []*memory.Buffer{valid, g.buffer(arrow.Float64Traits.CastToBytes(b.f64[lo:hi]))}
 	case pgDec32, pgDec64, pgDecFixed:
-		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Uint64Traits.CastToBytes(slices.Clone(b.dec[2*lo : 2*hi])))}
+		bufs = []*memory.Buffer{valid, g.buffer(arrow.Uint64Traits.CastToBytes(b.dec[2*lo : 2*hi]))}
 	case pgBytes:
 		o0, o1 := b.offs[lo], b.offs[hi]
 		if o1-o0 > math.MaxInt32 {
@@ -571,19 +572,24 @@ func (b *pgBuf) array(t arrow.DataType, k pgKind, lo, hi int) (arrow.Array, erro
 		for i := range offs {
 			offs[i] = int32(b.offs[lo+i] - o0)
 		}
-		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offs)), memory.NewBufferBytes(slices.Clone(b.data[o0:o1]))}
+		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offs)), g.buffer(b.data[o0:o1])}
 	case pgLarge:
 		o0, o1 := b.offs[lo], b.offs[hi]
 		offs := make([]int64, n+1)
 		for i := range offs {
 			offs[i] = b.offs[lo+i] - o0
 		}
-		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(offs)), memory.NewBufferBytes(slices.Clone(b.data[o0:o1]))}
+		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(offs)), g.buffer(b.data[o0:o1])}
 	default:
 		return nil, fmt.Errorf("no layout for column kind %d", k)
 	}
 	d := array.NewData(t, n, bufs, nil, nulls, 0)
 	defer d.Release()
+	for _, buf := range bufs {
+		if buf != nil {
+			buf.Release() // d holds its own references
+		}
+	}
 	return array.MakeFromData(d), nil
 }
 

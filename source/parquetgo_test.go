@@ -15,7 +15,9 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -589,15 +591,13 @@ func TestParquetGoCorruptPages(t *testing.T) {
 	}
 }
 
-// TestParquetGoHeldBatchesIntact requires every batch to keep its values
-// after the reader has moved on: the row group's buffers are scratch reused
-// for the next row group, so a batch that shared them would show the next
-// row group's values. The file has row groups of different sizes (a larger
-// one after a smaller one, so the scratch grows; nulls in the first only, so
-// the reused validity bitmap must not leak into the next) and the expected
-// values are the columns written, built independently of either reader.
-func TestParquetGoHeldBatchesIntact(t *testing.T) {
-	groups := []int{100, 300, 7, 250}
+// groupsFile writes a Parquet file of row groups of the given sizes (nulls in
+// the first group only; with dict, dictionary-encoded) and returns its path
+// and the columns written, which are the expected values, built independently
+// of either reader. Pages are small (512 bytes), so every column chunk has
+// several.
+func groupsFile(t *testing.T, groups []int, dict bool) (string, []arrow.Array) {
+	t.Helper()
 	rows := 0
 	for _, g := range groups {
 		rows += g
@@ -631,35 +631,46 @@ func TestParquetGoHeldBatchesIntact(t *testing.T) {
 		fields = append(fields, arrow.Field{Name: fmt.Sprintf("c%d", i), Type: a.DataType(), Nullable: true})
 		cols = append(cols, a)
 	}
-	defer release(cols)
+	t.Cleanup(func() { release(cols) })
 	sc := arrow.NewSchema(fields, nil)
 	rec := array.NewRecordBatch(sc, cols, int64(rows))
 	defer rec.Release()
+	path := filepath.Join(t.TempDir(), "groups.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := pq.NewWriterProperties(pq.WithDictionaryDefault(dict), pq.WithDataPageSize(512),
+		pq.WithCompression(compress.Codecs.Snappy), pq.WithMaxRowGroupLength(1000))
+	w, err := pqarrow.NewFileWriter(sc, f, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo := 0
+	for _, g := range groups {
+		s := rec.NewSlice(int64(lo), int64(lo+g))
+		if err := w.WriteBuffered(s); err != nil {
+			t.Fatal(err)
+		}
+		s.Release()
+		w.NewBufferedRowGroup()
+		lo += g
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path, cols
+}
+
+// TestParquetGoHeldBatchesIntact requires every batch to keep its values
+// after the reader has moved on: batches share their row group's decoded
+// buffers, so a reader that decoded a later row group into them would show
+// its values in the held batches. The file has row groups of different sizes
+// (a larger one after a smaller one; nulls in the first only, so a validity
+// bitmap must not leak into the next).
+func TestParquetGoHeldBatchesIntact(t *testing.T) {
 	for _, dict := range []bool{false, true} {
-		path := filepath.Join(t.TempDir(), "groups.parquet")
-		f, err := os.Create(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		props := pq.NewWriterProperties(pq.WithDictionaryDefault(dict), pq.WithDataPageSize(512),
-			pq.WithCompression(compress.Codecs.Snappy), pq.WithMaxRowGroupLength(1000))
-		w, err := pqarrow.NewFileWriter(sc, f, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		lo := 0
-		for _, g := range groups {
-			s := rec.NewSlice(int64(lo), int64(lo+g))
-			if err := w.WriteBuffered(s); err != nil {
-				t.Fatal(err)
-			}
-			s.Release()
-			w.NewBufferedRowGroup()
-			lo += g
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
+		path, cols := groupsFile(t, []int{100, 300, 7, 250}, dict)
 		// pgRead holds every batch until the end before concatenating them.
 		_, got, ev, err := pgRead(t, path, "parquet-go", 64)
 		if err != nil {
@@ -670,6 +681,104 @@ func TestParquetGoHeldBatchesIntact(t *testing.T) {
 		}
 		requireSameColumns(t, fmt.Sprintf("dictionary %v", dict), cols, got)
 		release(got)
+	}
+}
+
+// TestParquetGoGroupReuse: a row group's memory is decoded into again only
+// when every batch over it has been released, and then it is. Batches are
+// released as they are read, except those of the second row group, which are
+// held (one of them only through a slice of it) until after the source is
+// closed and must still hold the written values. Synchronously: the first
+// group's memory is reused by the second (its batches are all released), the
+// third needs new memory (the second's is held), the fourth reuses the
+// third's: exactly 2 allocations for 4 groups. Asynchronously (released on
+// other goroutines after a delay, as the scan's encoders do; a race-detector
+// test): the same values, whatever the allocations.
+func TestParquetGoGroupReuse(t *testing.T) {
+	groups := []int{100, 300, 7, 250}
+	t.Setenv(ParquetReaderEnv, "parquet-go")
+	for _, async := range []bool{false, true} {
+		for _, dict := range []bool{false, true} {
+			name := fmt.Sprintf("async %v dictionary %v", async, dict)
+			path, want := groupsFile(t, groups, dict)
+			src, err := Open(context.Background(), path, Options{BatchSize: 64})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pg, ok := src.(*parquetGoSource)
+			if !ok {
+				t.Fatalf("%s: %T, not the parquet-go reader", name, src)
+			}
+			slice := func(cols []arrow.Array, lo, hi int) []arrow.Array {
+				out := make([]arrow.Array, len(cols))
+				for i, c := range cols {
+					out[i] = array.NewSlice(c, int64(lo), int64(hi))
+				}
+				return out
+			}
+			type heldBatch struct {
+				rec arrow.RecordBatch
+				lo  int // its first row in the file
+			}
+			var held []heldBatch
+			var wg sync.WaitGroup
+			row := 0
+			for {
+				rec, err := src.Next(context.Background())
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				n := int(rec.NumRows())
+				w := slice(want, row, row+n)
+				requireSameColumns(t, fmt.Sprintf("%s: rows %d..%d as read", name, row, row+n), w, rec.Columns())
+				release(w)
+				switch {
+				case row >= groups[0] && row < groups[0]+groups[1]:
+					if len(held) == 1 { // held through a slice only
+						s := rec.NewSlice(1, int64(n))
+						rec.Release()
+						held = append(held, heldBatch{s, row + 1})
+					} else {
+						held = append(held, heldBatch{rec, row})
+					}
+				case async:
+					delay := time.Duration(row%7) * time.Millisecond
+					wg.Go(func() {
+						time.Sleep(delay)
+						rec.Release()
+					})
+				default:
+					rec.Release()
+				}
+				row += n
+			}
+			wg.Wait()
+			if row != 657 {
+				t.Fatalf("%s: %d rows read", name, row)
+			}
+			if !async && pg.pool.fresh != 2 {
+				t.Errorf("%s: %d row group memories allocated for 4 groups, want 2 (reuse of released ones only)", name, pg.pool.fresh)
+			}
+			if err := src.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if len(held) < 2 {
+				t.Fatalf("%s: %d batches held", name, len(held))
+			}
+			for _, h := range held {
+				n := int(h.rec.NumRows())
+				w := slice(want, h.lo, h.lo+n)
+				requireSameColumns(t, fmt.Sprintf("%s: held rows %d..%d after the rest was read", name, h.lo, h.lo+n), w, h.rec.Columns())
+				release(w)
+				h.rec.Release()
+			}
+			if len(pg.pool.idle) != 0 {
+				t.Errorf("%s: a closed source keeps %d row group memories for reuse", name, len(pg.pool.idle))
+			}
+		}
 	}
 }
 

@@ -22,7 +22,8 @@ import (
 // Source is an open dataset read as a stream of Arrow record batches.
 //
 // Next returns the next batch, or (nil, io.EOF) after the last one. The
-// caller owns each returned batch and must Release it; a Source keeps at
+// caller owns each returned batch and must Release it, and must not use its
+// memory after that (a Source may reuse it for later batches); a Source keeps at
 // most a few batches of its own in memory (one, except the CSV reader's
 // batches in flight between its goroutines). A record that cannot be read is not
 // returned: it is counted in Evidence().Coverage with a stable code. Next
