@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	pq "github.com/apache/arrow-go/v18/parquet"
@@ -244,7 +247,6 @@ type parquetGoSource struct {
 	pool   groupPool
 	cur    *groupMem // the decoded row group batches are cut from; nil before the first
 	size   int64     // file size at open (checkPages bounds page extents by it)
-	hdr    []byte    // checkPages' scratch
 	g      int       // next row group to decode
 	pos, n int       // next row and row count of the decoded row group
 }
@@ -334,9 +336,17 @@ func (s *parquetGoSource) Next(ctx context.Context) (rec arrow.RecordBatch, err 
 			checkUnchanged(&s.t, s.f, s.before)
 			return nil, io.EOF
 		}
-		if err := s.decodeGroup(s.g); err != nil {
+		if s.cur != nil {
+			s.cur.release() // the batches cut from it hold their own references
+			s.cur = nil
+		}
+		mem := s.pool.get()
+		n, err := s.decodeGroup(s.g, mem)
+		if err != nil {
+			mem.release()
 			return nil, s.fatal(&Error{Code: CodeCorrupt, Op: op, Source: s.a.String(), Detail: fmt.Sprintf("cannot decode column data of row group %d", s.g+1), Err: err})
 		}
+		s.cur, s.pos, s.n = mem, 0, n
 		s.g++
 	}
 	lo, hi := s.pos, min(s.pos+s.opts.BatchSize, s.n)
@@ -356,42 +366,63 @@ func (s *parquetGoSource) Next(ctx context.Context) (rec arrow.RecordBatch, err 
 	return s.screen(out)
 }
 
-// decodeGroup decodes every kept column of row group g into s.cur, a row
-// group's memory that no batch refers to any more (the previous group's is
-// released to the pool: the batches cut from it hold their own references).
-func (s *parquetGoSource) decodeGroup(g int) error {
-	rg := s.groups[g]
-	n := rg.NumRows()
+// decodeGroup decodes every kept column of row group g into mem, row group
+// memory that no batch refers to, and returns its rows. The columns decode on
+// up to GOMAXPROCS goroutines: a whole row group decodes before its first
+// batch exists, and decoding it on one core while the caller's goroutines
+// wait for batches would leave the other cores idle. The error is that of the
+// first failing column.
+func (s *parquetGoSource) decodeGroup(g int, mem *groupMem) (int, error) {
+	n := s.groups[g].NumRows()
 	if n < 0 || n > maxGroupRows {
-		return fmt.Errorf("row group of %d rows", n)
+		return 0, fmt.Errorf("row group of %d rows", n)
 	}
-	if s.cur != nil {
-		s.cur.release()
+	errs := make([]error, len(s.cols))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(s.cols)) {
+		wg.Go(func() {
+			var hdr []byte // checkPages' scratch
+			for i := int(next.Add(1) - 1); i < len(s.cols); i = int(next.Add(1) - 1) {
+				errs[i] = s.decodeColumn(g, i, int(n), mem, &hdr)
+			}
+		})
 	}
-	s.cur = s.pool.get()
-	chunks := rg.ColumnChunks()
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return 0, fmt.Errorf("column %d: %w", i+1, err)
+		}
+	}
+	return int(n), nil
+}
+
+// decodeColumn decodes kept column i of row group g (n rows) into mem; a
+// panic of parquet-go on malformed input is an error.
+func (s *parquetGoSource) decodeColumn(g, i, n int, mem *groupMem, hdr *[]byte) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = errors.New("the reader failed on malformed input (recovered panic)")
+		}
+	}()
+	c := s.cols[i]
+	chunks := s.groups[g].ColumnChunks()
 	meta := s.pf.Metadata().RowGroups[g].Columns // the chunks' metadata, as parquet-go reads it
-	for i, c := range s.cols {
-		if c.leaf >= len(chunks) || c.leaf >= len(meta) {
-			return fmt.Errorf("row group without column %d", c.leaf+1)
-		}
-		// Page headers are checked against the file and the footer before
-		// parquet-go sizes anything by them (see checkPages).
-		if err := checkPages(s.f, s.size, &meta[c.leaf].MetaData, c, int(n), &s.hdr); err != nil {
-			return fmt.Errorf("column %d: %w", i+1, err)
-		}
-		// The chunk's uncompressed size presizes a byte-array column's data
-		// (a hint only: append grows it when dictionaries expand it).
-		var hint int64
-		if cc, err := s.pr.MetaData().RowGroup(g).ColumnChunk(c.leaf); err == nil {
-			hint = cc.TotalUncompressedSize()
-		}
-		if err := s.cur.bufs[i].decode(chunks[c.leaf], c, int(n), hint); err != nil {
-			return fmt.Errorf("column %d: %w", i+1, err)
-		}
+	if c.leaf >= len(chunks) || c.leaf >= len(meta) {
+		return fmt.Errorf("row group without column %d", c.leaf+1)
 	}
-	s.pos, s.n = 0, int(n)
-	return nil
+	// Page headers are checked against the file and the footer before
+	// parquet-go sizes anything by them (see checkPages).
+	if err := checkPages(s.f, s.size, &meta[c.leaf].MetaData, c, n, hdr); err != nil {
+		return err
+	}
+	// The chunk's uncompressed size presizes a byte-array column's data
+	// (a hint only: append grows it when dictionaries expand it).
+	var hint int64
+	if cc, err := s.pr.MetaData().RowGroup(g).ColumnChunk(c.leaf); err == nil {
+		hint = cc.TotalUncompressedSize()
+	}
+	return mem.bufs[i].decode(chunks[c.leaf], c, n, hint)
 }
 
 func (s *parquetGoSource) Close() error {

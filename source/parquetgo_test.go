@@ -996,4 +996,19 @@ func TestParquetGoPageHeaderBounds(t *testing.T) {
 			t.Errorf("%s: %d MiB allocated reading a %d-byte file", c.name, a>>20, len(data))
 		}
 	}
+	// Both columns damaged: the columns of a row group decode concurrently,
+	// and the error is the first column's whichever fails first.
+	oneExtra := func(h *format.PageHeader) { h.DataPageHeader.V.NumValues = 11 }
+	both := editPageHeader(t, editPageHeader(t, plainV1, 0, 0, oneExtra), 1, 0, oneExtra)
+	p := filepath.Join(dir, "both.parquet")
+	if err := os.WriteFile(p, both, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		_, got, _, err := pgRead(t, p, "parquet-go", 100)
+		release(got)
+		if CodeOf(err) != CodeCorrupt || !strings.Contains(err.Error(), "column 1:") {
+			t.Fatalf("both columns damaged: %v, want %s naming column 1", err, CodeCorrupt)
+		}
+	}
 }
