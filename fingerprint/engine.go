@@ -599,13 +599,28 @@ func (p *partial) process(t task) error {
 	return nil
 }
 
-const blockEntries = 1 << 14
+// A worker's entries go into blocks that double from blockEntries up to maxBlockEntries
+// entries (no regrowth copies); the large ones are advised for huge pages, which they
+// fill as they are written (a 10 M-row scan writes 400 MB of entries: 100 k page faults
+// in 4 KiB pages). Variables for tests.
+var (
+	blockEntries    = 1 << 14
+	maxBlockEntries = 1 << 20
+)
 
 func (p *partial) addEntry(en entry) {
-	if p.nrecs%blockEntries == 0 {
-		p.blocks = append(p.blocks, make([]entry, 0, blockEntries))
+	n := len(p.blocks)
+	if n == 0 || len(p.blocks[n-1]) == cap(p.blocks[n-1]) {
+		size := blockEntries
+		if n > 0 {
+			size = min(2*cap(p.blocks[n-1]), maxBlockEntries)
+		}
+		b := make([]entry, 0, size)
+		hugemem.Advise(b)
+		p.blocks = append(p.blocks, b)
+		n++
 	}
-	last := &p.blocks[len(p.blocks)-1]
+	last := &p.blocks[n-1]
 	*last = append(*last, en)
 	p.nrecs++
 }
@@ -872,11 +887,14 @@ func (g *segment) order(parts []*partial, r *Result) {
 		n += g.hi[w] - g.lo[w]
 	}
 	g.refs = make([]uint64, 0, n)
+	hugemem.Advise(g.refs)
 	if len(parts) > 0 && parts[0].e.opt.KeyWords {
 		g.locs = make([]uint64, 0, n)
+		hugemem.Advise(g.locs)
 	}
 	if len(parts) > 0 && parts[0].e.opt.Resolution == ValueResolution {
 		g.vlocs = make([]uint64, 0, n)
+		hugemem.Advise(g.vlocs)
 	}
 	for range n {
 		best := -1

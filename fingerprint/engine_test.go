@@ -592,6 +592,33 @@ func TestSortEntries(t *testing.T) {
 	}
 }
 
+// TestEntryBlocks: a worker's entries keep their order across blocks that double from
+// blockEntries to maxBlockEntries entries and stay there, each block filled before the
+// next begins.
+func TestEntryBlocks(t *testing.T) {
+	defer func(a, b int) { blockEntries, maxBlockEntries = a, b }(blockEntries, maxBlockEntries)
+	blockEntries, maxBlockEntries = 3, 12
+	var p partial
+	const n = 3 + 6 + 12 + 12 + 5
+	for i := range n {
+		p.addEntry(entry{key: Digest{Lo: uint64(i)}, ref: uint64(i)})
+	}
+	var caps, lens []int
+	var all []entry
+	for _, b := range p.blocks {
+		caps, lens = append(caps, cap(b)), append(lens, len(b))
+		all = append(all, b...)
+	}
+	if !slices.Equal(caps, []int{3, 6, 12, 12, 12}) || !slices.Equal(lens, []int{3, 6, 12, 12, 5}) || p.nrecs != n {
+		t.Fatalf("blocks of capacities %v and lengths %v, %d entries", caps, lens, p.nrecs)
+	}
+	for i, e := range all {
+		if e.ref != uint64(i) {
+			t.Fatalf("entry %d holds %d", i, e.ref)
+		}
+	}
+}
+
 // TestEngineLargeRecordResolution covers the bucket sort and the k-way merge with many
 // records per worker against the reference.
 func TestEngineLargeRecordResolution(t *testing.T) {
@@ -636,11 +663,13 @@ func TestSparseFieldIDs(t *testing.T) {
 	}
 }
 
-// TestMergeSegments: the merge cut into segments merged in parallel gives exactly the
-// one-segment merge (records, values, origins, key words), also with many equal entries
+// TestMergeSegments: the merge cut into segments merged in parallel (each worker's
+// entries in many small blocks) gives exactly the one-segment merge (records, values,
+// origins, key words), also with many equal entries
 // (repeated records without a key, which straddle the pivots) and with 1 to 8 workers.
 func TestMergeSegments(t *testing.T) {
 	defer func(n, p int) { mergeSegmentMin = n; runtime.GOMAXPROCS(p) }(mergeSegmentMin, runtime.GOMAXPROCS(0))
+	defer func(a, b int) { blockEntries, maxBlockEntries = a, b }(blockEntries, maxBlockEntries)
 	r := rand.New(rand.NewPCG(51, 52))
 	for round := range 24 {
 		c, recs, keys, offset := randomRound(t, r, round, 600)
@@ -657,7 +686,9 @@ func TestMergeSegments(t *testing.T) {
 		want := run(t, c, o, bs)
 		runtime.GOMAXPROCS(1 + round%8)
 		mergeSegmentMin = 1 + r.IntN(20)
+		blockEntries, maxBlockEntries = 1+r.IntN(4), 8 // entries in many blocks
 		got := run(t, c, o, bs)
+		blockEntries, maxBlockEntries = 1<<14, 1<<20
 		runtime.GOMAXPROCS(2)
 		what := fmt.Sprintf("round %d (%d records, %d workers)", round, len(recs), o.Workers)
 		equalResults(t, what, got, want)

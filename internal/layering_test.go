@@ -27,7 +27,7 @@ var allowed = map[string][]string{
 	"arrays":             {},
 	"snapshot":           {"internal/hugemem"},
 	"canonical":          {},
-	"source":             {"internal/civil"},
+	"source":             {"internal/civil", "internal/hugemem"},
 	"fingerprint":        {"normalize", "arrays", "internal/hugemem"},
 	"repo":               {"snapshot", "source", "fingerprint", "normalize", "arrays"},
 	"scan":               {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo"},

@@ -16,6 +16,8 @@ import (
 	"github.com/parquet-go/parquet-go/encoding"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/pipewhy/pipewhy/internal/hugemem"
 )
 
 // maxGroupRows bounds the rows of one row group that the fast path accepts:
@@ -78,13 +80,16 @@ func (b *pgBuf) reset(k pgKind, n int, hint int64) {
 }
 
 // reuse returns s emptied when it can hold c values, else a new slice of
-// capacity c: a row group's scratch is allocated (and zeroed) only when the
-// previous row group's is too small.
+// capacity c: a row group's buffers are allocated only when the previous row
+// group's are too small. New ones are advised for huge pages: a row group's
+// columns are megabytes each, written once from start to end.
 func reuse[T any](s []T, c int) []T {
 	if cap(s) >= c {
 		return s[:0]
 	}
-	return make([]T, 0, c)
+	s = make([]T, 0, c)
+	hugemem.Advise(s)
+	return s
 }
 
 // pageHeaderWindow is how many bytes checkPages reads first for a page
