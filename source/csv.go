@@ -49,6 +49,9 @@ type csvConv struct {
 	cells  []cell
 	rb     *array.RecordBuilder
 	rec    [][]byte // scratch: a record of a raw batch (csv_parallel.go)
+	// utf8OK: every cell record is given is valid UTF-8, checked for a whole raw
+	// batch at once (csv_parallel.go); record then skips the cell by cell check.
+	utf8OK bool
 }
 
 type csvCol struct {
@@ -387,7 +390,7 @@ func (c *csvConv) record(rec [][]byte, line int) (Failure, bool) {
 		// Only null needs resetting: parseCell sets the field of the column's
 		// kind, which is the only one appendCSVCell reads.
 		cl.null = false
-		if !utf8.Valid(v) {
+		if !c.utf8OK && !utf8.Valid(v) {
 			return Failure{Code: CodeUTF8, Line: uint64(line), Column: c.header[i], Detail: "cell is not valid UTF-8"}, false
 		}
 		if c.null != nil && string(v) == *c.null {

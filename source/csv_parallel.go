@@ -5,6 +5,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -67,7 +68,7 @@ func csvWorkers(size int64, batchSize int) int {
 // csvRaw is a raw batch: records split but not converted. Its buffers are
 // reused from batch to batch.
 type csvRaw struct {
-	buf   []byte      // the field bytes, one byte between the fields of a record
+	buf   []byte      // the field bytes, one ASCII byte between fields and between records
 	ends  []int       // the end offset in buf of every field, record after record
 	recs  []csvRawRec // every record read, malformed ones included
 	pfail []Failure   // the failures of the malformed records, in order
@@ -90,6 +91,9 @@ func (r *csvRaw) reset() {
 // the whole line then (p.fields gives their offsets); other records are
 // copied field by field.
 func (r *csvRaw) add(rec [][]byte, line int, p *csvParser) {
+	if len(r.buf) > 0 {
+		r.buf = append(r.buf, '\n') // see csvConv.convert
+	}
 	start := len(r.buf)
 	fs := p.fields
 	whole := len(fs) == len(rec) && len(fs) > 0
@@ -259,6 +263,12 @@ func (c *csvConv) convert(job *csvJob) {
 	if raw.good > 0 {
 		c.reserve(raw.good) // the rows of the batch at most, known here
 	}
+	// One check of the batch's bytes instead of one per cell: the fields lie in
+	// raw.buf one ASCII byte apart (a comma within a record, a newline between
+	// records), and valid UTF-8 cut at ASCII bytes is valid UTF-8 in every
+	// piece. When it fails, record checks cell by cell and names the column.
+	c.utf8OK = utf8.Valid(raw.buf)
+	defer func() { c.utf8OK = false }()
 	pf, field := 0, 0
 	rows := 0
 	for _, r := range raw.recs {

@@ -352,6 +352,37 @@ func TestCSVParallelDifferential(t *testing.T) {
 	}
 }
 
+// TestCSVParallelUTF8Boundaries: the pipeline checks a batch's bytes for UTF-8 at once
+// and its cells one by one only when that fails, so a batch whose only invalid cells
+// are halves of one character cut by a record or a field boundary ("a\xc3" then
+// "\xa9b": "é" if nothing lay between them) must still report them. Each file has one
+// kind of cut and every other cell valid, so the batch check alone decides.
+func TestCSVParallelUTF8Boundaries(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ name, cut string }{
+		{"records", "x,a\xc3\n\xa9b,y\n"}, // last field of one record, first of the next
+		{"fields", "a\xc3,\xa9b\n"},       // two fields of one record
+	} {
+		var b strings.Builder
+		b.WriteString("k,v\n")
+		for range 300 {
+			b.WriteString(c.cut)
+			b.WriteString("plain,text\n")
+		}
+		writeFile(t, dir, c.name+".csv", []byte(b.String()))
+		p := filepath.Join(dir, c.name+".csv")
+		opts := Options{BatchSize: 300}
+		want := readCSVWorkers(t, p, opts, 0)
+		if n := want.ev.Coverage.FailedRecords; n != 300*uint64(strings.Count(c.cut, "\n")) || want.ev.Coverage.Failures[0].Code != CodeUTF8 {
+			t.Fatalf("%s: serial read: %d failed records (first %v), want one a record with half a character", c.name, n, want.ev.Coverage.Failures[0])
+		}
+		for _, w := range []int{1, 2} {
+			got := readCSVWorkers(t, p, opts, w)
+			compareReads(t, fmt.Sprintf("%s: workers %d", c.name, w), want, got, opts.BatchSize)
+		}
+	}
+}
+
 // TestCSVParallelAcrossReadBuffers: a file several times the parser's read
 // buffer, quoted fields with escaped quotes and line breaks (the reader's
 // copy field by field) among plain records (its copy of whole records).
