@@ -2,6 +2,8 @@ package source
 
 import (
 	"context"
+	"encoding/csv"
+	"errors"
 	"io"
 	"runtime"
 	"sync"
@@ -86,17 +88,17 @@ func (r *csvRaw) reset() {
 	r.buf, r.ends, r.recs, r.pfail, r.good = r.buf[:0], r.ends[:0], r.recs[:0], r.pfail[:0], 0
 }
 
-// add copies a record just returned by p.read. An unquoted record's fields
+// add copies the record p.next just parsed. An unquoted record's fields
 // lie in p.buf one separator apart, exactly the layout of buf: one copy of
 // the whole line then (p.fields gives their offsets); other records are
 // copied field by field.
-func (r *csvRaw) add(rec [][]byte, line int, p *csvParser) {
+func (r *csvRaw) add(line int, p *csvParser) {
 	if len(r.buf) > 0 {
 		r.buf = append(r.buf, '\n') // see csvConv.convert
 	}
 	start := len(r.buf)
 	fs := p.fields
-	whole := len(fs) == len(rec) && len(fs) > 0
+	whole := len(fs) > 0
 	for i := 0; whole && i < len(fs); i++ {
 		whole = !fs[i].inScratch && (i == 0 || fs[i].start == fs[i-1].end+1)
 	}
@@ -107,7 +109,7 @@ func (r *csvRaw) add(rec [][]byte, line int, p *csvParser) {
 			r.ends = append(r.ends, f.end+shift)
 		}
 	} else {
-		for i, v := range rec {
+		for i, v := range p.record() {
 			if i > 0 {
 				r.buf = append(r.buf, ',')
 			}
@@ -220,12 +222,16 @@ func (pp *csvPipe) fill(s *csvSource, job *csvJob) bool {
 			default:
 			}
 		}
-		rec, line, err := s.p.read()
+		line, err := s.p.next()
 		if err == io.EOF {
 			job.eof = true
 			return true
 		}
 		if err != nil {
+			var rec [][]byte
+			if pe := (*csv.ParseError)(nil); errors.As(err, &pe) {
+				rec = s.p.record() // the fields as far as parsed
+			}
 			f, stop := s.readFailure(rec, err)
 			if stop != nil {
 				job.stopF, job.stop = f, stop
@@ -235,7 +241,7 @@ func (pp *csvPipe) fill(s *csvSource, job *csvJob) bool {
 			raw.pfail = append(raw.pfail, f)
 			continue
 		}
-		raw.add(rec, line, s.p)
+		raw.add(line, s.p)
 	}
 	return true
 }

@@ -209,6 +209,32 @@ func lengthNL(b []byte) int {
 // were parsed (all of them for csv.ErrFieldCount); errLineLimit and read
 // errors are fatal: the parser must not be used after them.
 func (p *csvParser) read() (rec [][]byte, startLine int, err error) {
+	startLine, err = p.next()
+	var pe *csv.ParseError
+	if err != nil && !errors.As(err, &pe) {
+		return nil, 0, err
+	}
+	return p.record(), startLine, err
+}
+
+// record returns the fields of the record next just parsed (p.fields) as
+// slices of the read buffer or of the scratch of unquoted fields.
+func (p *csvParser) record() [][]byte {
+	p.out = p.out[:0]
+	for _, f := range p.fields {
+		if f.inScratch {
+			p.out = append(p.out, p.scratch[f.start:f.end:f.end])
+		} else {
+			p.out = append(p.out, p.buf[f.start:f.end:f.end])
+		}
+	}
+	return p.out
+}
+
+// next parses the next record into p.fields, as read does, without making
+// the slices of its fields (the parallel reader copies an unquoted record's
+// whole line by the spans alone). A fatal error leaves p.fields meaningless.
+func (p *csvParser) next() (startLine int, err error) {
 	p.fields = p.fields[:0]
 	p.scratch = p.scratch[:0]
 	var s, e int
@@ -216,7 +242,7 @@ func (p *csvParser) read() (rec [][]byte, startLine int, err error) {
 		p.recStart = p.off
 		s, e, err = p.readLine()
 		if err != nil {
-			return nil, 0, err // io.EOF, errLineLimit, a read error
+			return 0, err // io.EOF, errLineLimit, a read error
 		}
 		if e-s != lengthNL(p.buf[s:e]) {
 			break
@@ -240,7 +266,7 @@ func (p *csvParser) read() (rec [][]byte, startLine int, err error) {
 	} else if err = p.parseQuoted(line, s, recLine); err != nil {
 		var pe *csv.ParseError
 		if !errors.As(err, &pe) {
-			return nil, 0, err // fatal
+			return 0, err // fatal
 		}
 	}
 	if err == nil {
@@ -253,15 +279,7 @@ func (p *csvParser) read() (rec [][]byte, startLine int, err error) {
 	if p.fieldsPerRecord == 0 {
 		p.fieldsPerRecord = len(p.fields)
 	}
-	p.out = p.out[:0]
-	for _, f := range p.fields {
-		if f.inScratch {
-			p.out = append(p.out, p.scratch[f.start:f.end:f.end])
-		} else {
-			p.out = append(p.out, p.buf[f.start:f.end:f.end])
-		}
-	}
-	return p.out, recLine, err
+	return recLine, err
 }
 
 // parseQuoted parses a record whose first line, buf[base:base+len(line)],
