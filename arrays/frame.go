@@ -33,6 +33,32 @@ func FrameOf(t Table) (Frame, error) {
 	return f, nil
 }
 
+// Column is one column of a table as the table holds it: its schema 1.0 name and its
+// buffer, U8 for a uint8 column, U64 otherwise (the other is nil).
+type Column struct {
+	Name string
+	U64  []uint64
+	U8   []uint8
+}
+
+// Columns returns the columns of t in schema order with t's own buffers, not copies
+// (FrameOf's views over the same memory are read-only; these are for a writer that
+// persists a table of hundreds of megabytes without copying it first). Changing them
+// changes t.
+func Columns(t Table) []Column {
+	cols := t.columns()
+	out := make([]Column, len(cols))
+	for i, c := range cols {
+		out[i].Name = c.name
+		if c.u8 != nil {
+			out[i].U8 = *c.u8
+		} else {
+			out[i].U64 = *c.u64
+		}
+	}
+	return out
+}
+
 // CheckFrame checks f against schema 1.0 without touching any buffer, in this
 // order: exact version (CodeSchemaVersion), table name (CodeTableKind), unknown
 // columns (CodeUnknownColumn, lowest name first), missing or nil columns

@@ -2,6 +2,7 @@ package arrays
 
 import (
 	"errors"
+	"slices"
 	"testing"
 )
 
@@ -103,4 +104,38 @@ func TestSchema(t *testing.T) {
 	}
 	_, err := Schema("bogus")
 	wantCode(t, err, CodeTableKind)
+}
+
+// TestColumnsShareTheTable: Columns lists the schema's columns (the names and dtypes of
+// FrameOf's, in the schema's order) with the table's own buffers.
+func TestColumnsShareTheTable(t *testing.T) {
+	v := &ValueTable{
+		ValueID: []uint64{1, 2}, ArtifactID: []uint64{0, 0}, FieldID: []uint64{3, 4},
+		TypeID: []uint8{5, 6}, PayloadOffset: []uint64{0, 1}, PayloadLength: []uint64{1, 1},
+		PayloadWords: []uint64{7, 8}, ValidityBitmap: Bitmap{3},
+	}
+	f, err := FrameOf(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range Columns(v) {
+		names = append(names, c.Name)
+		fv, ok := f.Columns[c.Name]
+		if !ok || (c.U8 != nil) == (c.U64 != nil) {
+			t.Fatalf("column %s: in the frame %v, u8 %v u64 %v", c.Name, ok, c.U8, c.U64)
+		}
+		if want := map[bool]DType{true: Uint8, false: Uint64}[c.U8 != nil]; fv.DType() != want {
+			t.Errorf("column %s: frame dtype %v, Columns gives %v", c.Name, fv.DType(), want)
+		}
+	}
+	want := []string{"value_id", "artifact_id", "field_id", "type_id", "payload_offset", "payload_length", "payload_words", "validity_bitmap"}
+	if !slices.Equal(names, want) || len(f.Columns) != len(want) {
+		t.Fatalf("columns %v, want %v (frame has %d)", names, want, len(f.Columns))
+	}
+	cols := Columns(v)
+	cols[0].U64[1], cols[3].U8[0] = 42, 43
+	if v.ValueID[1] != 42 || v.TypeID[0] != 43 {
+		t.Fatal("Columns copied the table's buffers")
+	}
 }

@@ -146,10 +146,10 @@ func Identities(c fingerprint.Context) fingerprint.Identities {
 }
 
 // Arrays returns the named arrays of s for snapshot.Publish. s.Metadata, s.State and
-// s.Columns are not used: the observation table already carries the states. The record
-// and value arrays share memory with s.Records, s.KeyWords, s.KeyOffsets, s.Values and
-// s.ValueOffsets (hundreds of megabytes at record resolution): those must not be
-// modified while the arrays are in use.
+// s.Columns are not used: the observation table already carries the states. The arrays
+// share memory with s.Records, s.KeyWords, s.KeyOffsets, s.Values, s.ValueOffsets and the
+// columns of the C1 tables (hundreds of megabytes at record and value resolution): those
+// must not be modified while the arrays are in use.
 func (s *Scan) Arrays() (map[string]snapshot.Array, error) {
 	desc := s.Descriptor
 	desc.Format, desc.Version = DescriptorFormat, DescriptorVersion
@@ -170,24 +170,15 @@ func (s *Scan) Arrays() (map[string]snapshot.Array, error) {
 		tables = append(tables, s.ValueTable)
 	}
 	for _, t := range tables {
-		fr, err := arrays.FrameOf(t)
-		if err != nil {
-			return nil, &Error{Code: CodeFormat, Op: "encode", Msg: "C1 frame", Err: err}
-		}
-		for name, v := range fr.Columns {
-			b, err := v.AppendBytes(nil)
-			if err != nil {
-				return nil, &Error{Code: CodeFormat, Op: "encode", Msg: "C1 column " + name, Err: err}
+		for _, c := range arrays.Columns(t) {
+			a := snapshot.WrapUint64(c.U64)
+			if c.U8 != nil {
+				var err error
+				if a, err = snapshot.WrapBytes(snapshot.Uint8, c.U8); err != nil {
+					return nil, &Error{Code: CodeFormat, Op: "encode", Msg: "C1 column " + c.Name, Err: err}
+				}
 			}
-			dt, err := snapshot.ParseDType(v.DType().String())
-			if err != nil {
-				return nil, &Error{Code: CodeFormat, Op: "encode", Msg: "C1 column dtype " + name, Err: err}
-			}
-			a, err := snapshot.WrapBytes(dt, b) // b is this loop's own copy
-			if err != nil {
-				return nil, &Error{Code: CodeFormat, Op: "encode", Msg: "C1 column " + name, Err: err}
-			}
-			out[string(fr.Table)+"_"+name] = a
+			out[string(t.Kind())+"_"+c.Name] = a
 		}
 	}
 	return out, nil

@@ -4,13 +4,15 @@
 // 1 a difference (or a failed check) was found, 2 an error.
 //
 // For performance work, PIPEWHY_CPUPROFILE=FILE writes a CPU profile of the whole
-// command to FILE (go tool pprof reads it); a profile that cannot be started is
-// reported and the command runs without it.
+// command to FILE and PIPEWHY_MEMPROFILE=FILE the allocation profile at its end (go tool
+// pprof reads both; -sample_index=alloc_space ranks where memory was allocated); a
+// profile that cannot be written is reported and the command's result is unchanged.
 package main
 
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 
 	"github.com/pipewhy/pipewhy/internal/cli"
@@ -36,6 +38,21 @@ func run() int {
 				}
 			}()
 		}
+	}
+	if path := os.Getenv("PIPEWHY_MEMPROFILE"); path != "" {
+		defer func() {
+			runtime.GC() // the profile counts allocations up to the last collection
+			f, err := os.Create(path)
+			if err == nil {
+				err = pprof.Lookup("allocs").WriteTo(f, 0)
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+			}
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "pipewhy: PIPEWHY_MEMPROFILE: %v\n", err)
+			}
+		}()
 	}
 	return cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }
