@@ -313,6 +313,79 @@ func TestKeyStore(t *testing.T) {
 	}
 }
 
+// TestKeyStoreTemplate: a framed store keeps runs shaped like its first (equal outside
+// the frames' payload words) as their payload words alone, and gives every run back
+// whole: those, runs of another shape (another field, type, length or header), runs that
+// are not well-formed records, empty runs and runs too long for a chunk.
+func TestKeyStoreTemplate(t *testing.T) {
+	r := rand.New(rand.NewPCG(61, 62))
+	int1 := func(v uint64) []uint64 { return []uint64{1, 2, 2, 5, 3, 1, v, 9, 6, 2, v ^ 7, v + 1} }
+	s := wordStore{framed: true}
+	var want [][]uint64
+	stored := 0 // words the chunks should hold
+	add := func(k []uint64, templated bool) {
+		s.add(k)
+		want = append(want, k)
+		if templated {
+			stored += 3 // the template's payload words
+		} else {
+			stored += len(k)
+		}
+	}
+	for i := range 5000 {
+		v := r.Uint64()
+		switch i % 50 {
+		case 7: // another type code in the first frame
+			k := int1(v)
+			k[4] = 4
+			add(k, false)
+		case 13: // another payload length
+			add([]uint64{1, 2, 2, 5, 3, 2, v, v, 9, 6, 2, 1, 2}, false)
+		case 21: // another header
+			k := int1(v)
+			k[2] = 3
+			add(k, false)
+		case 29: // not a record
+			add([]uint64{v, v}, false)
+		case 33:
+			add(nil, false)
+		case 41: // a frame that runs past the end
+			add([]uint64{1, 2, 1, 5, 3, 9, v}, false)
+		default:
+			add(int1(v), true)
+		}
+	}
+	big := make([]uint64, bigKey+2)
+	big[0], big[1], big[2], big[3], big[4], big[5] = 1, 2, 1, 5, 5, bigKey-4
+	add(big, false)
+	add(int1(42), true)
+	total, held := 0, 0
+	for j, k := range want {
+		total += len(k)
+		if got := s.at(uint64(j)); !slices.Equal(got, k) {
+			t.Fatalf("run %d: %v, want %v", j, got, k)
+		}
+		w := s.where.at(uint64(j))
+		dst := make([]uint64, len(k)+1)
+		if n := s.copyRun(dst, w); n != len(k) || s.size(w) != len(k) || !slices.Equal(dst[:n], k) {
+			t.Fatalf("run %d: copyRun wrote %d words %v, size %d", j, n, dst[:n], s.size(w))
+		}
+	}
+	for _, c := range s.chunks {
+		held += len(c)
+	}
+	if s.total != total || held != stored {
+		t.Fatalf("total %d (want %d), %d words held (want %d)", s.total, total, held, stored)
+	}
+	// A first run that is not a record leaves the store without a template.
+	s = wordStore{framed: true}
+	s.add([]uint64{1, 2})
+	s.add(int1(3))
+	if s.payload != nil || !slices.Equal(s.at(1), int1(3)) {
+		t.Fatalf("template %v from a first run that is not a record", s.payload)
+	}
+}
+
 // TestBlockList: every word comes back, across blocks of doubling size.
 func TestBlockList(t *testing.T) {
 	var l blockList
