@@ -49,7 +49,7 @@ type csvConv struct {
 	cells  []cell
 	rb     *array.RecordBuilder
 	rec    [][]byte // scratch: a record of a raw batch (csv_parallel.go)
-	// utf8OK: every cell record is given is valid UTF-8, checked for a whole raw
+	// utf8OK: every cell passed to record is valid UTF-8, checked for a whole raw
 	// batch at once (csv_parallel.go); record then skips the cell by cell check.
 	utf8OK bool
 }
