@@ -128,7 +128,9 @@ func Observe(ctx context.Context, reg *source.Registry, o Options) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	src, err := source.Open(ctx, o.Address, o.Source)
+	so := o.Source
+	so.ReleasedPromptly = true // the pipeline's encoders release each batch once encoded
+	src, err := source.Open(ctx, o.Address, so)
 	if err != nil {
 		return nil, &Error{Code: CodeSource, Op: "open", Msg: "cannot open source", Err: err}
 	}

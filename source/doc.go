@@ -168,7 +168,9 @@
 // buffers (validity bitmaps and offsets are its own), which are reused for a
 // later row group once every batch over them has been released (memory: the
 // decoded row groups that the caller's unreleased batches refer to, plus one,
-// plus two kept idle for reuse).
+// plus two kept idle for reuse; with Options.ReleasedPromptly, as the scan
+// sets it, Next waits for the previous row group's batches instead, and one
+// row group's memory serves the whole file).
 //
 // IPC files are read one batch at a time from the footer; IPC streams
 // message by message. Supported Arrow types are those TypeName

@@ -306,7 +306,7 @@ func openParquetGo(base fileBase, f *os.File, pr *file.Reader, fr *pqarrow.FileR
 	if len(groups) != pr.NumRowGroups() || rows != pr.NumRows() {
 		return nil, fmt.Errorf("%w: parquet-go sees other row groups", errOutOfScope)
 	}
-	s := &parquetGoSource{fileBase: base, pf: pf, pr: pr, groups: groups, cols: cols, pool: groupPool{cols: len(cols)}, size: st.Size()}
+	s := &parquetGoSource{fileBase: base, pf: pf, pr: pr, groups: groups, cols: cols, pool: newGroupPool(len(cols)), size: st.Size()}
 	s.keep = nil // records are built with the adapter schema directly
 	s.ev.Choices = append(s.ev.Choices, choiceReaderPQGo)
 	return s, nil
@@ -340,7 +340,11 @@ func (s *parquetGoSource) Next(ctx context.Context) (rec arrow.RecordBatch, err 
 			s.cur.release() // the batches cut from it hold their own references
 			s.cur = nil
 		}
-		mem := s.pool.get()
+		mem, err := s.pool.get(ctx, s.opts.ReleasedPromptly)
+		if err != nil {
+			s.stop = &Error{Code: CodeIncomplete, Op: op, Source: s.a.String(), Detail: "cancelled while waiting for earlier batches to be released", Err: err}
+			return nil, s.stop
+		}
 		n, err := s.decodeGroup(s.g, mem)
 		if err != nil {
 			mem.release()

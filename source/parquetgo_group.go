@@ -1,6 +1,7 @@
 package source
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 
@@ -61,32 +62,52 @@ type groupPool struct {
 	mu     sync.Mutex
 	cols   int
 	idle   []*groupMem
-	fresh  int  // groups allocated (reported to tests)
-	closed bool // the source is closed: nothing is kept for reuse
+	freed  chan struct{} // a token after every put, for a get that waits
+	fresh  int           // groups allocated (reported to tests)
+	closed bool          // the source is closed: nothing is kept for reuse
 }
 
 const maxIdleGroups = 2
 
-// get returns an idle group, or a new one, holding the source's reference.
-func (p *groupPool) get() *groupMem {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var g *groupMem
-	if n := len(p.idle); n > 0 {
-		g, p.idle = p.idle[n-1], p.idle[:n-1]
-	} else {
-		g = &groupMem{bufs: make([]pgBuf, p.cols), pool: p}
-		p.fresh++
+func newGroupPool(cols int) groupPool {
+	return groupPool{cols: cols, freed: make(chan struct{}, 1)}
+}
+
+// get returns an idle group holding the source's reference. When none is
+// idle it allocates one, except with wait once a group exists: it then waits
+// for one to be released (Options.ReleasedPromptly), until ctx ends.
+func (p *groupPool) get(ctx context.Context, wait bool) (*groupMem, error) {
+	for {
+		p.mu.Lock()
+		var g *groupMem
+		if n := len(p.idle); n > 0 {
+			g, p.idle = p.idle[n-1], p.idle[:n-1]
+		} else if !wait || p.fresh == 0 {
+			g = &groupMem{bufs: make([]pgBuf, p.cols), pool: p}
+			p.fresh++
+		}
+		p.mu.Unlock()
+		if g != nil {
+			g.refs.Store(1)
+			return g, nil
+		}
+		select {
+		case <-p.freed:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
-	g.refs.Store(1)
-	return g
 }
 
 func (p *groupPool) put(g *groupMem) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if !p.closed && len(p.idle) < maxIdleGroups {
 		p.idle = append(p.idle, g)
+	}
+	p.mu.Unlock()
+	select {
+	case p.freed <- struct{}{}:
+	default: // a token is already waiting
 	}
 }
 

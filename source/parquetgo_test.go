@@ -782,6 +782,94 @@ func TestParquetGoGroupReuse(t *testing.T) {
 	}
 }
 
+// batchDigest is every cell of rec (bytes, nulls) as one string, to compare a batch
+// with itself later.
+func batchDigest(t *testing.T, rec arrow.RecordBatch) string {
+	var b strings.Builder
+	for _, c := range rec.Columns() {
+		for i := 0; i < c.Len(); i++ {
+			if c.IsNull(i) {
+				b.WriteString("\x00null")
+				continue
+			}
+			fmt.Fprintf(&b, "\x00%x", cellBytes(t, c, i))
+		}
+	}
+	return b.String()
+}
+
+// TestParquetGoReleasedPromptly: with Options.ReleasedPromptly the reader waits in Next
+// for the previous row group's batches to be released and decodes into its memory: one
+// row group's memory for the whole file. Batches are released on other goroutines after
+// a delay, each first compared with itself as read, so a row group decoded into memory
+// a batch still uses would show. A batch held across a row group boundary makes Next
+// wait until its context ends: then PW_SOURCE_INCOMPLETE, and Close returns.
+func TestParquetGoReleasedPromptly(t *testing.T) {
+	t.Setenv(ParquetReaderEnv, "parquet-go")
+	groups := []int{100, 300, 7, 250}
+	for _, dict := range []bool{false, true} {
+		path, want := groupsFile(t, groups, dict)
+		src, err := Open(context.Background(), path, Options{BatchSize: 64, ReleasedPromptly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		row := 0
+		for {
+			rec, err := src.Next(context.Background())
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := int(rec.NumRows())
+			w := make([]arrow.Array, len(want))
+			for i, c := range want {
+				w[i] = array.NewSlice(c, int64(row), int64(row+n))
+			}
+			requireSameColumns(t, fmt.Sprintf("dictionary %v: rows %d..%d", dict, row, row+n), w, rec.Columns())
+			release(w)
+			d, delay := batchDigest(t, rec), time.Duration(row%5)*time.Millisecond
+			wg.Go(func() {
+				time.Sleep(delay)
+				if batchDigest(t, rec) != d {
+					t.Errorf("dictionary %v: a batch changed before it was released", dict)
+				}
+				rec.Release()
+			})
+			row += n
+		}
+		wg.Wait()
+		if pg := src.(*parquetGoSource); row != 657 || pg.pool.fresh != 1 {
+			t.Fatalf("dictionary %v: %d rows, %d row group memories allocated, want 657 and 1", dict, row, pg.pool.fresh)
+		}
+		if err := src.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// A batch held while asking for the next row group: Next waits until ctx ends.
+	path, _ := groupsFile(t, groups, false)
+	src, err := Open(context.Background(), path, Options{BatchSize: 1000, ReleasedPromptly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := src.Next(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if rec, err := src.Next(ctx); rec != nil || CodeOf(err) != CodeIncomplete {
+		t.Fatalf("Next with the first row group's batch held: %v, %v; want %s", rec, err, CodeIncomplete)
+	}
+	if err := src.Close(); err != nil {
+		t.Fatal(err)
+	}
+	first.Release()
+}
+
 // TestParquetGoGroupRowsCap: a row group above maxParquetGoGroupRows goes to pqarrow (it
 // streams batches; the parquet-go reader holds a whole row group), recorded as the
 // reader choice; demanding parquet-go for such a file is CodeUnsupported.

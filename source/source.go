@@ -191,6 +191,14 @@ type Options struct {
 	// Allocator for Arrow memory (default memory.DefaultAllocator). It must be
 	// safe for concurrent use: the CSV reader allocates on several goroutines.
 	Allocator memory.Allocator
+	// ReleasedPromptly promises that the caller releases every batch without
+	// waiting for a later one (its goroutines release each batch when they are
+	// done with it, whatever Next does meanwhile). A reader may then wait in
+	// Next for earlier batches' memory instead of allocating more: the parquet-go
+	// reader decodes a row group into the memory of the previous one, one row
+	// group in memory instead of two. A caller that holds a batch while it waits
+	// for the next one must leave it false: Next would wait until ctx ends.
+	ReleasedPromptly bool
 }
 
 const (
