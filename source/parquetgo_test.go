@@ -684,6 +684,45 @@ func TestParquetGoHeldBatchesIntact(t *testing.T) {
 	}
 }
 
+// rowsOf returns rows [lo, hi) of the columns cols as slices (to be released).
+func rowsOf(cols []arrow.Array, lo, hi int) []arrow.Array {
+	out := make([]arrow.Array, len(cols))
+	for i, c := range cols {
+		out[i] = array.NewSlice(c, int64(lo), int64(hi))
+	}
+	return out
+}
+
+// requireRows fails unless rec holds rows [lo, lo+rec.NumRows()) of the columns want.
+func requireRows(t *testing.T, what string, want []arrow.Array, lo int, rec arrow.RecordBatch) {
+	t.Helper()
+	n := int(rec.NumRows())
+	w := rowsOf(want, lo, lo+n)
+	defer release(w)
+	requireSameColumns(t, fmt.Sprintf("%s: rows %d..%d", what, lo, lo+n), w, rec.Columns())
+}
+
+// eachBatch reads src to the end, requires every batch to hold the next rows of want as
+// it is read, and hands it to use, which owns it, with its first row. It returns the
+// rows read.
+func eachBatch(t *testing.T, what string, src Source, want []arrow.Array, use func(rec arrow.RecordBatch, row int)) int {
+	t.Helper()
+	row := 0
+	for {
+		rec, err := src.Next(context.Background())
+		if err == io.EOF {
+			return row
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		requireRows(t, what+" as read", want, row, rec)
+		n := int(rec.NumRows())
+		use(rec, row)
+		row += n
+	}
+}
+
 // TestParquetGoGroupReuse: a row group's memory is decoded into again only
 // when every batch over it has been released, and then it is. Batches are
 // released as they are read, except those of the second row group, which are
@@ -709,36 +748,17 @@ func TestParquetGoGroupReuse(t *testing.T) {
 			if !ok {
 				t.Fatalf("%s: %T, not the parquet-go reader", name, src)
 			}
-			slice := func(cols []arrow.Array, lo, hi int) []arrow.Array {
-				out := make([]arrow.Array, len(cols))
-				for i, c := range cols {
-					out[i] = array.NewSlice(c, int64(lo), int64(hi))
-				}
-				return out
-			}
 			type heldBatch struct {
 				rec arrow.RecordBatch
 				lo  int // its first row in the file
 			}
 			var held []heldBatch
 			var wg sync.WaitGroup
-			row := 0
-			for {
-				rec, err := src.Next(context.Background())
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				n := int(rec.NumRows())
-				w := slice(want, row, row+n)
-				requireSameColumns(t, fmt.Sprintf("%s: rows %d..%d as read", name, row, row+n), w, rec.Columns())
-				release(w)
+			row := eachBatch(t, name, src, want, func(rec arrow.RecordBatch, row int) {
 				switch {
 				case row >= groups[0] && row < groups[0]+groups[1]:
 					if len(held) == 1 { // held through a slice only
-						s := rec.NewSlice(1, int64(n))
+						s := rec.NewSlice(1, rec.NumRows())
 						rec.Release()
 						held = append(held, heldBatch{s, row + 1})
 					} else {
@@ -753,8 +773,7 @@ func TestParquetGoGroupReuse(t *testing.T) {
 				default:
 					rec.Release()
 				}
-				row += n
-			}
+			})
 			wg.Wait()
 			if row != 657 {
 				t.Fatalf("%s: %d rows read", name, row)
@@ -769,10 +788,7 @@ func TestParquetGoGroupReuse(t *testing.T) {
 				t.Fatalf("%s: %d batches held", name, len(held))
 			}
 			for _, h := range held {
-				n := int(h.rec.NumRows())
-				w := slice(want, h.lo, h.lo+n)
-				requireSameColumns(t, fmt.Sprintf("%s: held rows %d..%d after the rest was read", name, h.lo, h.lo+n), w, h.rec.Columns())
-				release(w)
+				requireRows(t, name+": held after the rest was read", want, h.lo, h.rec)
 				h.rec.Release()
 			}
 			if len(pg.pool.idle) != 0 {
@@ -814,22 +830,7 @@ func TestParquetGoReleasedPromptly(t *testing.T) {
 			t.Fatal(err)
 		}
 		var wg sync.WaitGroup
-		row := 0
-		for {
-			rec, err := src.Next(context.Background())
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			n := int(rec.NumRows())
-			w := make([]arrow.Array, len(want))
-			for i, c := range want {
-				w[i] = array.NewSlice(c, int64(row), int64(row+n))
-			}
-			requireSameColumns(t, fmt.Sprintf("dictionary %v: rows %d..%d", dict, row, row+n), w, rec.Columns())
-			release(w)
+		row := eachBatch(t, fmt.Sprintf("dictionary %v", dict), src, want, func(rec arrow.RecordBatch, row int) {
 			d, delay := batchDigest(t, rec), time.Duration(row%5)*time.Millisecond
 			wg.Go(func() {
 				time.Sleep(delay)
@@ -838,8 +839,7 @@ func TestParquetGoReleasedPromptly(t *testing.T) {
 				}
 				rec.Release()
 			})
-			row += n
-		}
+		})
 		wg.Wait()
 		if pg := src.(*parquetGoSource); row != 657 || pg.pool.fresh != 1 {
 			t.Fatalf("dictionary %v: %d rows, %d row group memories allocated, want 657 and 1", dict, row, pg.pool.fresh)
