@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pipewhy/pipewhy/internal/hugemem"
 	"github.com/pipewhy/pipewhy/normalize"
 )
 
@@ -616,6 +617,25 @@ func TestEntryBlocks(t *testing.T) {
 		if e.ref != uint64(i) {
 			t.Fatalf("entry %d holds %d", i, e.ref)
 		}
+	}
+}
+
+// TestEntryBlocksAdvised: entry blocks large enough to hold a huge page are advised for
+// huge pages (a 10 M-row scan writes 400 MB of entries: 100 k faults in 4 KiB pages).
+func TestEntryBlocksAdvised(t *testing.T) {
+	var p partial
+	for i := range blockEntries * 7 { // blocks of 16, 32 and 64 Ki entries: 0.6, 1.3, 2.6 MB
+		p.addEntry(entry{ref: uint64(i)})
+	}
+	if len(p.blocks) != 3 {
+		t.Fatalf("%d blocks", len(p.blocks))
+	}
+	advised, err := hugemem.Advised(p.blocks[2])
+	if errors.Is(err, hugemem.ErrUnobservable) {
+		t.Skipf("%v", err)
+	}
+	if err != nil || !advised {
+		t.Fatalf("a %d-entry block is not advised for huge pages (%v)", cap(p.blocks[2]), err)
 	}
 }
 

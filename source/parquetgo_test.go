@@ -28,6 +28,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/pipewhy/pipewhy/internal/hugemem"
 )
 
 // pgType is one Arrow type the differential test writes, and whether the
@@ -1098,5 +1100,19 @@ func TestParquetGoPageHeaderBounds(t *testing.T) {
 		if CodeOf(err) != CodeCorrupt || !strings.Contains(err.Error(), "column 1:") {
 			t.Fatalf("both columns damaged: %v, want %s naming column 1", err, CodeCorrupt)
 		}
+	}
+}
+
+// TestRowGroupBuffersAdvised: a row group's column buffers (megabytes each, written once
+// from start to end) are allocated advised for huge pages.
+func TestRowGroupBuffersAdvised(t *testing.T) {
+	var b pgBuf
+	b.reset(pgInt64, 1<<20, 0)
+	advised, err := hugemem.Advised(b.i64)
+	if errors.Is(err, hugemem.ErrUnobservable) {
+		t.Skipf("%v", err)
+	}
+	if err != nil || !advised {
+		t.Fatalf("an 8 MB column buffer is not advised for huge pages (%v)", err)
 	}
 }
