@@ -1,10 +1,21 @@
-# Shared by bench/scan.sh and bench/csvscan.sh (sourced; needs bash 4, $OUT, $REPS, $ROWS).
+# Shared by bench/scan.sh, bench/csvscan.sh and bench/alternate.sh (sourced; needs bash 4;
+# measure and summary need $OUT, $REPS, $ROWS).
 #
+# timefigures FILE: the wall, CPU and peak-RSS figures of one /usr/bin/time -v report.
 # measure NAME CMD...: runs CMD REPS times under /usr/bin/time -v and keeps the run with
 # the least CPU (user+sys) in $OUT/NAME.{time,out}; WALL/CPU/RSS[NAME] hold its figures.
 # A nonzero exit stops the script, except exit 1 for names listed in EXIT1_OK (a diff
 # that found the differences it was asked to find).
 # summary BASE: the table of every measured case with its ratio to case BASE.
+# timefigures FILE: "WALL CPU RSS" (seconds, user+sys seconds, peak MiB) of a
+# /usr/bin/time -v report.
+timefigures() {
+	awk -F': ' '
+		/User time/ {u = $2} /System time/ {s = $2} /Maximum resident/ {m = $2}
+		/Elapsed \(wall clock\)/ {n = split($2, a, ":"); w = (n == 3) ? a[1] * 3600 + a[2] * 60 + a[3] : a[1] * 60 + a[2]}
+		END {printf "%.3f %.3f %.1f", w, u + s, m / 1024}' "$1"
+}
+
 declare -A WALL CPU RSS
 ORDER=()
 EXIT1_OK=${EXIT1_OK:-}
@@ -20,10 +31,7 @@ measure() {
 			cat "$OUT/$name.err.$r" "$OUT/$name.out.$r" >&2
 			exit 1
 		fi
-		line=$(awk -F': ' '
-			/User time/ {u = $2} /System time/ {s = $2} /Maximum resident/ {m = $2}
-			/Elapsed \(wall clock\)/ {n = split($2, a, ":"); w = (n == 3) ? a[1] * 3600 + a[2] * 60 + a[3] : a[1] * 60 + a[2]}
-			END {printf "%.3f %.3f %.1f", w, u + s, m / 1024}' "$OUT/$name.time.$r")
+		line=$(timefigures "$OUT/$name.time.$r")
 		if [ -z "$best" ] || awk -v a="$line" -v b="$best" 'BEGIN {split(a, x, " "); split(b, y, " "); exit !(x[2] < y[2])}'; then
 			best=$line
 			cp "$OUT/$name.time.$r" "$OUT/$name.time"
