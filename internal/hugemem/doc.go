@@ -14,4 +14,7 @@
 // arrays too small to hold one aligned 2 MiB page, on other systems, and when the
 // kernel refuses, and its result is not reported. The memory stays ordinary Go heap
 // memory; the Go runtime may later return parts of it to the kernel as usual.
+//
+// Advised reads the advice back (Linux, /proc/self/smaps), so that the tests of the
+// places that call Advise fail when one stops doing it.
 package hugemem

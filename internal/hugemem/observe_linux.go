@@ -2,17 +2,12 @@ package hugemem
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"unsafe"
 )
-
-// ErrUnobservable: whether memory is advised cannot be seen here (no transparent huge
-// pages, no /proc/self/smaps, an array too small to hold an aligned huge page).
-var ErrUnobservable = errors.New("hugemem: the advice cannot be observed")
 
 // Advised reports whether the 2 MiB-aligned interior of s's backing array is marked for
 // transparent huge pages (the mapping's VmFlags in /proc/self/smaps include "hg"). It is
