@@ -52,12 +52,14 @@ type ValueChange struct {
 	Field string `json:"field"`
 	Old   string `json:"old"`
 	New   string `json:"new"`
+	id    uint64 // the field id
 }
 
 // Example is one added, removed or changed record, by key.
 type Example struct {
-	Key     string        `json:"key"`
-	Changes []ValueChange `json:"changes,omitempty"`
+	Key        string        `json:"key"`
+	Changes    []ValueChange `json:"changes,omitempty"`
+	keyA, keyB []uint64      // a changed record's key words on each side
 }
 
 // pick is an example candidate: entry indexes and the key words it sorts by.
@@ -207,7 +209,7 @@ func Diff(a, b *repo.Scan, o Options) (*Report, error) {
 		r.Examples.Removed = append(r.Examples.Removed, Example{Key: repo.FormatRecord(p.key, nameA)})
 	}
 	for _, p := range changed {
-		ex := Example{Key: repo.FormatRecord(p.key, nameB)}
+		ex := Example{Key: repo.FormatRecord(p.key, nameB), keyA: a.Key(p.ia), keyB: b.Key(p.ib)}
 		if values {
 			ex.Changes = valueDiff(a, b, p.ia, p.ib, nil, nil, nameB, true, nil)
 		}
@@ -235,7 +237,7 @@ func valueDiff(a, b *repo.Scan, ia, ib int, fields []FieldCount, idx map[uint64]
 					fields[k].Changed++
 				}
 				if keep {
-					out = append(out, ValueChange{Field: name(fa), Old: renderValue(a, i), New: renderValue(b, j)})
+					out = append(out, ValueChange{Field: name(fa), Old: renderValue(a, i), New: renderValue(b, j), id: fa})
 				}
 			}
 			i++
@@ -245,8 +247,13 @@ func valueDiff(a, b *repo.Scan, ia, ib int, fields []FieldCount, idx map[uint64]
 	return out
 }
 
+// renderValue renders value entry row from the scan's value table; a scan observed
+// without payloads (scan.Options.DigestsOnly) has none: "" (Sources fills those in).
 func renderValue(s *repo.Scan, row int) string {
 	t := s.ValueTable
+	if t == nil {
+		return ""
+	}
 	lo, hi := t.PayloadOffset[row], t.PayloadOffset[row]+t.PayloadLength[row]
 	return repo.FormatValue(normalize.TypeCode(t.TypeID[row]), t.PayloadWords[lo:hi])
 }

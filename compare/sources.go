@@ -90,8 +90,10 @@ type Comparison struct {
 	A, B *repo.Scan
 }
 
-// Sources reads a and b concurrently at value resolution under one comparison schema
-// and compares them with Diff. Field ids are assigned by column name (after o.Map)
+// Sources reads a and b concurrently at value resolution under one comparison schema,
+// keeping value digests but no payloads (scan.Options.DigestsOnly), and compares them
+// with Diff; when records changed, it reads both sides once more to fetch the changed
+// examples' records (scan.Options.Fetch) and render their old and new values. Field ids are assigned by column name (after o.Map)
 // identically on both sides, in A's column order followed by B's own columns, so
 // equal data yields equal C2 words whatever the engine's physical types. Columns on
 // one side only are left out of both observations and reported as schema changes
@@ -106,7 +108,7 @@ func Sources(ctx context.Context, a, b Input, o SourceOptions) (*Comparison, err
 	var srcs [2]source.Source
 	errs := both(cancel, func(i int) error {
 		in := [2]Input{a, b}[i]
-		s, err := source.Open(ctx, in.Address, in.Source)
+		s, err := source.Open(ctx, in.Address, sourceOptions(in))
 		if err != nil {
 			return &Error{Code: CodeSource, Op: "open " + sideName(i), Msg: redact(in.Address), Err: err}
 		}
@@ -131,43 +133,158 @@ func Sources(ctx context.Context, a, b Input, o SourceOptions) (*Comparison, err
 	if err != nil {
 		return nil, err
 	}
-	// Phase 2: observe both sides concurrently through views of the open sources.
+	// Phase 2: observe both sides concurrently through views of the open sources, with
+	// value digests but no payloads (a few records' payloads are fetched in phase 3).
+	ins := [2]Input{a, b}
 	names := [2]string{artifactName(a), artifactName(b)}
-	var scans [2]*repo.Scan
 	views := [2]*view{plan.view(0, srcs[0]), plan.view(1, srcs[1])}
 	srcs = [2]source.Source{} // closed by the views from here on
 	defer views[0].Close()
 	defer views[1].Close()
+	var obs [2]*scan.Result
 	errs = both(cancel, func(i int) error {
-		reg, err := emptyRegistry()
-		if err != nil {
-			return &Error{Code: CodeSource, Op: "observe " + sideName(i), Msg: "schema registry", Err: err}
-		}
-		// Seeding gives every comparison column its id on both sides alike.
-		if _, err := reg.Assign(names[i], plan.seed); err != nil {
-			return &Error{Code: CodeSource, Op: "observe " + sideName(i), Msg: "field ids", Err: err}
-		}
-		res, err := scan.ObserveSource(ctx, reg, views[i], scan.Options{Address: [2]Input{a, b}[i].Address, Name: names[i],
+		var err error
+		obs[i], err = observeSide(ctx, i, ins[i], names[i], views[i], plan, scan.Options{
 			Resolution: snapshot.ResolutionValue, Key: key, Profile: o.Profile,
-			AllowPartial: o.AllowPartial, Workers: o.Workers})
-		if err != nil {
-			addr := [2]Input{a, b}[i].Address
-			return &Error{Code: CodeSource, Op: "observe " + sideName(i), Msg: redact(addr), Err: err}
-		}
-		res.Scan.Descriptor.Address = redact([2]Input{a, b}[i].Address)
-		scans[i] = res.Scan
-		return nil
+			AllowPartial: o.AllowPartial, Workers: o.Workers, DigestsOnly: true})
+		return err
 	})
 	if err := first(errs); err != nil {
 		return nil, err
 	}
+	scans := [2]*repo.Scan{obs[0].Scan, obs[1].Scan}
 	rep, err := Diff(scans[0], scans[1], Options{Limit: o.Limit})
 	if err != nil {
 		return nil, err
 	}
+	// Phase 3: the changed examples' old and new values, from a second read of each side.
+	if len(rep.Examples.Changed) > 0 {
+		views[0].Close()
+		views[1].Close()
+		if beforeFetch != nil {
+			beforeFetch()
+		}
+		if err := fetchValues(ctx, ins, names, plan, key, o, scans, rep); err != nil {
+			// The comparison stands; only the example values are missing.
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			rep.Notes = append(rep.Notes, "the changed records' values could not be read again: "+err.Error())
+			for k := range rep.Examples.Changed {
+				for c := range rep.Examples.Changed[k].Changes {
+					ch := &rep.Examples.Changed[k].Changes[c]
+					ch.Old, ch.New = notReread, notReread
+				}
+			}
+		}
+	}
 	c := &Comparison{Report: rep, A: scans[0], B: scans[1], OnlyA: plan.onlyA, OnlyB: plan.onlyB}
 	c.finish(plan)
 	return c, nil
+}
+
+// sourceOptions are in's adapter options for a source read through a view into the scan,
+// whose encoders release every batch once encoded (source.Options.ReleasedPromptly).
+func sourceOptions(in Input) source.Options {
+	so := in.Source
+	so.ReleasedPromptly = true
+	return so
+}
+
+// beforeFetch, when set (tests), runs between the first and the second read.
+var beforeFetch func()
+
+// observeSide observes side i through v, with every comparison column's field id
+// seeded (so both sides, and both reads of one side, give equal data equal words).
+func observeSide(ctx context.Context, i int, in Input, name string, v *view, p *plan, so scan.Options) (*scan.Result, error) {
+	reg, err := emptyRegistry()
+	if err != nil {
+		return nil, &Error{Code: CodeSource, Op: "observe " + sideName(i), Msg: "schema registry", Err: err}
+	}
+	if _, err := reg.Assign(name, p.seed); err != nil {
+		return nil, &Error{Code: CodeSource, Op: "observe " + sideName(i), Msg: "field ids", Err: err}
+	}
+	so.Address, so.Name = in.Address, name
+	res, err := scan.ObserveSource(ctx, reg, v, so)
+	if err != nil {
+		return nil, &Error{Code: CodeSource, Op: "observe " + sideName(i), Msg: redact(in.Address), Err: err}
+	}
+	res.Scan.Descriptor.Address = redact(in.Address)
+	return res, nil
+}
+
+// fetchValues reads both sides again, keeping only the records of the changed examples,
+// and renders their changed fields' old (A) and new (B) values. A side whose dataset
+// state differs from the first read's changed in between: the report says so, and a
+// record no longer there renders as "(gone on re-read)".
+func fetchValues(ctx context.Context, ins [2]Input, names [2]string, p *plan, key []string, o SourceOptions, scans [2]*repo.Scan, rep *Report) error {
+	var keys [2][][]uint64
+	for _, ex := range rep.Examples.Changed {
+		keys[0] = append(keys[0], ex.keyA)
+		keys[1] = append(keys[1], ex.keyB)
+	}
+	var fetched [2][][]uint64
+	var changed [2]bool
+	ctx, cancel := context.WithCancel(ctx) // a failing side stops the other, not the caller
+	defer cancel()
+	errs := both(cancel, func(i int) error {
+		s, err := source.Open(ctx, ins[i].Address, sourceOptions(ins[i]))
+		if err != nil {
+			return &Error{Code: CodeSource, Op: "open " + sideName(i), Msg: redact(ins[i].Address), Err: err}
+		}
+		v := p.view(i, s)
+		defer v.Close()
+		res, err := observeSide(ctx, i, ins[i], names[i], v, p, scan.Options{
+			Resolution: snapshot.ResolutionDataset, Key: key, Profile: o.Profile,
+			AllowPartial: o.AllowPartial, Workers: o.Workers, Fetch: keys[i]})
+		if err != nil {
+			return err
+		}
+		same, err := res.Scan.State.Equal(scans[i].State)
+		if err != nil {
+			return &Error{Code: CodeSource, Op: "observe " + sideName(i), Msg: "second read", Err: err}
+		}
+		fetched[i], changed[i] = res.Fetched, !same
+		return nil
+	})
+	if err := first(errs); err != nil {
+		return err
+	}
+	for i, ch := range changed {
+		if ch {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("side %s changed between the comparison and the second read that fetched the example values: those values may not be the ones compared", sideName(i)))
+		}
+	}
+	for k := range rep.Examples.Changed {
+		ex := &rep.Examples.Changed[k]
+		for c := range ex.Changes {
+			ch := &ex.Changes[c]
+			ch.Old = fieldValue(fetched[0][k], ch.id)
+			ch.New = fieldValue(fetched[1][k], ch.id)
+		}
+	}
+	return nil
+}
+
+// notReread stands for a value the second read did not return.
+const notReread = "(not re-read)"
+
+// fieldValue renders field id of a C2 record (as Diff renders a value-table payload).
+func fieldValue(rec []uint64, id uint64) string {
+	if rec == nil {
+		return "(gone on re-read)"
+	}
+	for p := 3; p+3 <= len(rec); {
+		end := p + 3 + int(rec[p+2])
+		if end > len(rec) {
+			break
+		}
+		if rec[p] == id {
+			return repo.FormatValue(normalize.TypeCode(rec[p+1]), rec[p+3:end])
+		}
+		p = end
+	}
+	return "(missing)"
 }
 
 // finish replaces Diff's schema changes: representation-only retypings become Types,

@@ -6,11 +6,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/pipewhy/pipewhy/normalize"
+	"github.com/pipewhy/pipewhy/repo"
+	"github.com/pipewhy/pipewhy/scan"
+	"github.com/pipewhy/pipewhy/snapshot"
 	"github.com/pipewhy/pipewhy/source"
 )
 
@@ -253,4 +257,131 @@ func FuzzPlanColumns(f *testing.F) {
 			ids[id] = n
 		}
 	})
+}
+
+// TestSourcesFetchedValues: the comparison, which keeps value digests only and reads
+// the changed examples' records again, reports exactly what Diff reports for two
+// full value-resolution observations of the same files (counts, per-field counts,
+// every example with its old and new values).
+func TestSourcesFetchedValues(t *testing.T) {
+	dir := t.TempDir()
+	var a, b strings.Builder
+	a.WriteString("id,name,city,n\n")
+	b.WriteString("id,name,city,n\n")
+	for i := range 400 {
+		row := fmt.Sprintf("%d,name-%d,city-%d,%d\n", i, i%37, i%11, i*3)
+		a.WriteString(row)
+		switch {
+		case i%50 == 7: // removed
+		case i%40 == 3:
+			fmt.Fprintf(&b, "%d,name-%d,city-%d,%d\n", i, i%37, i%11, i*3+1)
+		case i%60 == 5:
+			fmt.Fprintf(&b, "%d,NAME-%d,city-%d,%d\n", i, i%37, i%11+1, i*3)
+		default:
+			b.WriteString(row)
+		}
+	}
+	for i := 400; i < 405; i++ { // added
+		fmt.Fprintf(&b, "%d,new,here,%d\n", i, i)
+	}
+	pa, pb := writeFile(t, dir, "a.csv", a.String()), writeFile(t, dir, "b.csv", b.String())
+	c, err := Sources(context.Background(), Input{Address: pa}, Input{Address: pb}, SourceOptions{Key: []string{"id"}, Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var full [2]*repo.Scan
+	for i, p := range []string{pa, pb} {
+		reg, err := source.OpenRegistry(filepath.Join(t.TempDir(), "r.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := scan.Observe(context.Background(), reg, scan.Options{Address: p, Name: "t", Resolution: snapshot.ResolutionValue, Key: []string{"id"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		full[i] = res.Scan
+	}
+	want, err := Diff(full[0], full[1], Options{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.Report
+	if *got.Records != *want.Records || !reflect.DeepEqual(got.Fields, want.Fields) {
+		t.Fatalf("records %+v fields %+v, want %+v %+v", *got.Records, got.Fields, *want.Records, want.Fields)
+	}
+	if got.Records.Changed == 0 || got.Records.Added != 5 || got.Records.Removed != 8 {
+		t.Fatalf("test data: records %+v", *got.Records)
+	}
+	strip := func(ex []Example) []Example { // the comparable parts: key and rendered changes
+		out := make([]Example, len(ex))
+		for i, e := range ex {
+			out[i].Key = e.Key
+			for _, ch := range e.Changes {
+				out[i].Changes = append(out[i].Changes, ValueChange{Field: ch.Field, Old: ch.Old, New: ch.New})
+			}
+		}
+		return out
+	}
+	for _, k := range []struct {
+		name      string
+		got, want []Example
+	}{{"added", got.Examples.Added, want.Examples.Added}, {"removed", got.Examples.Removed, want.Examples.Removed}, {"changed", got.Examples.Changed, want.Examples.Changed}} {
+		if g, w := strip(k.got), strip(k.want); !reflect.DeepEqual(g, w) {
+			t.Errorf("%s examples:\n got %+v\nwant %+v", k.name, g, w)
+		}
+	}
+	if len(got.Examples.Changed) != int(got.Records.Changed) || got.Examples.Changed[0].Changes[0].Old == "" {
+		t.Errorf("changed examples %+v", got.Examples.Changed[:1])
+	}
+	for _, n := range got.Notes {
+		if strings.Contains(n, "second read") {
+			t.Errorf("unexpected note %q", n)
+		}
+	}
+}
+
+// TestSourcesChangedBeforeFetch: a side that changes between the comparison and the
+// second read is reported, and a changed record no longer there renders as such.
+func TestSourcesChangedBeforeFetch(t *testing.T) {
+	dir := t.TempDir()
+	pa := writeFile(t, dir, "a.csv", "id,name\n1,x\n2,y\n3,z\n")
+	pb := writeFile(t, dir, "b.csv", "id,name\n1,X\n2,Y\n3,z\n")
+	beforeFetch = func() { writeFile(t, dir, "b.csv", "id,name\n1,Q\n3,z\n") }
+	defer func() { beforeFetch = nil }()
+	c, err := Sources(context.Background(), Input{Address: pa}, Input{Address: pb}, SourceOptions{Key: []string{"id"}, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := c.Report.Examples.Changed
+	if len(ex) != 2 || ex[0].Changes[0].New != `"Q"` || ex[1].Changes[0].New != "(gone on re-read)" || ex[1].Changes[0].Old != `"y"` {
+		t.Fatalf("changed examples %+v", ex)
+	}
+	noted := false
+	for _, n := range c.Report.Notes {
+		noted = noted || strings.Contains(n, "side B changed between the comparison and the second read")
+	}
+	if !noted {
+		t.Errorf("notes %q lack the change of side B", c.Report.Notes)
+	}
+}
+
+// TestSourcesFetchFails: when the second read fails, the comparison still stands and
+// says why its examples have no values.
+func TestSourcesFetchFails(t *testing.T) {
+	dir := t.TempDir()
+	pa := writeFile(t, dir, "a.csv", "id,name\n1,x\n2,y\n")
+	pb := writeFile(t, dir, "b.csv", "id,name\n1,X\n2,y\n")
+	beforeFetch = func() { os.Remove(pb) }
+	defer func() { beforeFetch = nil }()
+	c, err := Sources(context.Background(), Input{Address: pa}, Input{Address: pb}, SourceOptions{Key: []string{"id"}, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := c.Report
+	if r.Records.Changed != 1 || len(r.Examples.Changed) != 1 || r.Examples.Changed[0].Changes[0] != (ValueChange{Field: "name", Old: notReread, New: notReread, id: 2}) {
+		t.Fatalf("records %+v examples %+v", *r.Records, r.Examples.Changed)
+	}
+	if len(r.Notes) == 0 || !strings.Contains(r.Notes[len(r.Notes)-1], "could not be read again") {
+		t.Errorf("notes %q", r.Notes)
+	}
 }

@@ -3,6 +3,7 @@ package fingerprint
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"testing"
 	"time"
@@ -178,4 +179,101 @@ func BenchmarkEngine(b *testing.B) {
 			}
 		}
 	}
+}
+
+// scanShapeTile returns a tile of n records shaped like issue 7's benchmark rows (fields
+// 1..5: int64, int64, float64, 12-character text, UTC timestamp), the context of that
+// schema and every record's field spans (offsets into the tile's words, 5 per record).
+func scanShapeTile(b *testing.B, n int) (Context, *normalize.RecordBatch, [][2]int) {
+	b.Helper()
+	schema := SchemaDescriptor{RenamePolicy: RenameKeepsIdentity, Fields: []SchemaField{
+		{ID: 1, Name: "id", Type: TypeInt}, {ID: 2, Name: "qty", Type: TypeInt},
+		{ID: 3, Name: "price", Type: TypeFloat64}, {ID: 4, Name: "name", Type: TypeText},
+		{ID: 5, Name: "at", Type: TypeTimestamp},
+	}}
+	c, err := NewContext(XXH3, strictID, schema, Multiset)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	batch := &normalize.RecordBatch{ProfileID: strictID}
+	var spans [][2]int
+	for i := range n {
+		fields := []normalize.Field{
+			{ID: 1, Value: normalize.Int(int64(i))},
+			{ID: 2, Value: normalize.Int(rng.Int64N(1000))},
+			{ID: 3, Value: normalize.Float(rng.Float64() * 1000)},
+			{ID: 4, Value: normalize.TextValue(fmt.Sprintf("name-%07d", rng.IntN(10_000_000)))},
+			{ID: 5, Value: normalize.TimestampValue{Year: 2026, Month: 11, Day: 1 + rng.IntN(28),
+				Hour: rng.IntN(24), Minute: rng.IntN(60), Second: rng.IntN(60), Microsecond: rng.IntN(1e6),
+				Zone: normalize.FixedZone(0, "UTC")}},
+		}
+		if err := batch.Append(fields, normalize.StrictV1); err != nil {
+			b.Fatal(err)
+		}
+		rec, off := batch.Record(i), int(batch.Offsets[i])
+		for f := 3; f < len(rec); f += 3 + int(rec[f+2]) {
+			spans = append(spans, [2]int{off + f, off + f + 3 + int(rec[f+2])})
+		}
+	}
+	return c, batch, spans
+}
+
+// BenchmarkScanShapeFloor separates what the dataset resolution must compute per record
+// of the scan benchmark's shape from what the engine adds. "floor" is the record digest
+// and the five value digests of the column states over precomputed spans, summed into
+// lanes, and nothing else; "engine" is the Engine on the same tile as the scan runs it
+// (Columns, TrustedFrames, one worker); "floor-record-only" the record digests alone (the
+// state without column states). The tile (2 Ki records) stays in cache, as the
+// scan's tiles do. ns/record × 10 M = CPU seconds per 10 M rows.
+func BenchmarkScanShapeFloor(b *testing.B) {
+	const n = 2048
+	c, batch, spans := scanShapeTile(b, n)
+	b.Run("floor", func(b *testing.B) {
+		h := newHasher(c)
+		var lanes [12]uint64
+		for b.Loop() {
+			for i := range n {
+				off, ln := batch.Offsets[i], batch.Lengths[i]
+				d := h.record(0, batch.Words[off:off+ln])
+				lanes[0] += d.Lo
+				lanes[1] += d.Hi
+				for f, s := range spans[5*i : 5*i+5] {
+					d := h.digest(false, 0, batch.Words[s[0]:s[1]])
+					lanes[2+2*f] += d.Lo
+					lanes[3+2*f] += d.Hi
+				}
+			}
+		}
+		sink += lanes[0] ^ lanes[11]
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/record")
+	})
+	b.Run("floor-record-only", func(b *testing.B) {
+		h := newHasher(c)
+		var lanes [2]uint64
+		for b.Loop() {
+			for i := range n {
+				off, ln := batch.Offsets[i], batch.Lengths[i]
+				d := h.record(0, batch.Words[off:off+ln])
+				lanes[0] += d.Lo
+				lanes[1] += d.Hi
+			}
+		}
+		sink += lanes[0] ^ lanes[1]
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/record")
+	})
+	b.Run("engine", func(b *testing.B) {
+		e, err := NewEngine(c, Options{Workers: 1, Resolution: DatasetResolution, Columns: true, TrustedFrames: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			r, err := e.Run(context.Background(), seqOf(batch))
+			if err != nil {
+				b.Fatal(err)
+			}
+			sink += r.State.Count()
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/record")
+	})
 }

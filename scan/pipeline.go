@@ -54,7 +54,10 @@ type pipeline struct {
 	// in source order: the caller then owns them. When nil, each encoder reuses one
 	// batch for all its tiles.
 	kept func([]*normalize.RecordBatch)
-	prog func(rows uint64, cov expects) // nil, or called (consumer goroutine) after each batch, in row order
+	// fetch is nil, or called by encoder goroutine w with each tile it encoded, right
+	// after it was digested (the tile may be reused once it returns).
+	fetch func(w int, tile *normalize.RecordBatch)
+	prog  func(rows uint64, cov expects) // nil, or called (consumer goroutine) after each batch, in row order
 }
 
 // Read-ahead bounds (see pipeline).
@@ -313,6 +316,9 @@ func (t *tiler) batch(ctx context.Context, j job) ([]*normalize.RecordBatch, err
 		}
 		if err := p.feed.Add(t.w, b, j.seq, j.first-1+uint64(lo)); err != nil {
 			return nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: fmt.Sprintf("digesting the batch from source row %d", j.first+uint64(lo)), Err: err}
+		}
+		if p.fetch != nil {
+			p.fetch(t.w, b)
 		}
 		if p.kept != nil {
 			tiles = append(tiles, b)

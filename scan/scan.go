@@ -50,6 +50,15 @@ type Options struct {
 	// the source's expected row count when it knows it before the end (Parquet
 	// metadata, a database COUNT in the read transaction).
 	Progress func(Progress)
+	// DigestsOnly, at value resolution, keeps the value digests (Scan.Values and
+	// ValueOffsets) but no payloads: no encoded records are held and the scan has no
+	// value table, so it needs a fraction of the memory and cannot be published (Run
+	// refuses it). For comparisons that render values of a few records only (Fetch).
+	DigestsOnly bool
+	// Fetch names records by key, as key words (Scan.Key's form: the C2 record of the
+	// key fields); the scan returns each one's whole C2 record in Result.Fetched. It
+	// needs declared key columns (Key), at any resolution.
+	Fetch [][]uint64
 }
 
 // Progress is what a scan reports after each batch.
@@ -65,6 +74,9 @@ type Result struct {
 	Scan    *repo.Scan
 	Changes []source.Change // schema changes since the artifact's last scan
 	First   bool            // the first scan of this artifact name
+	// Fetched[i] is the record whose key words are Options.Fetch[i], nil when the source
+	// has none (with duplicate keys, the last one read).
+	Fetched [][]uint64
 }
 
 // Run scans o.Address into a new snapshot of r: source → C2 → C3 → C5. On any error
@@ -75,6 +87,9 @@ func Run(ctx context.Context, r *repo.Repo, o Options) (*Result, error) {
 		return nil, &Error{Code: CodePublish, Op: "lock", Msg: "repository lock", Err: err}
 	}
 	defer unlock()
+	if o.DigestsOnly {
+		return nil, &Error{Code: CodeOptions, Op: "options", Msg: "a scan without payloads (DigestsOnly) cannot be published"}
+	}
 	reg, err := source.OpenRegistry(r.RegistryPath())
 	if err != nil {
 		return nil, &Error{Code: CodeRegistry, Op: "open", Msg: "schema registry", Err: err}
@@ -155,8 +170,14 @@ func resolution(o Options) (snapshot.Resolution, fingerprint.Resolution, error) 
 	default:
 		return "", 0, &Error{Code: CodeOptions, Op: "options", Msg: "unknown resolution " + strconv.Quote(string(res)) + " (dataset, record or value)"}
 	}
-	if len(o.Key) > 0 && res == snapshot.ResolutionDataset {
+	if len(o.Key) > 0 && res == snapshot.ResolutionDataset && o.Fetch == nil {
 		return "", 0, &Error{Code: CodeOptions, Op: "options", Msg: "--key needs record or value resolution"}
+	}
+	if o.DigestsOnly && res != snapshot.ResolutionValue {
+		return "", 0, &Error{Code: CodeOptions, Op: "options", Msg: "DigestsOnly needs value resolution"}
+	}
+	if o.Fetch != nil && len(o.Key) == 0 {
+		return "", 0, &Error{Code: CodeOptions, Op: "options", Msg: "Fetch needs declared key columns"}
 	}
 	if !o.Profile.Valid() {
 		return "", 0, &Error{Code: CodeOptions, Op: "options", Msg: "invalid profile"}
@@ -249,13 +270,17 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 	// Only value resolution keeps the encoded batches (the value table holds every
 	// payload); at record resolution the engine returns the key words itself, and each
 	// encoder goroutine reuses one batch for all it encodes.
-	keep := res == snapshot.ResolutionValue
+	keep := res == snapshot.ResolutionValue && !o.DigestsOnly
 	// The batches come from columnar.Encoder only (TrustedFrames). At record and value
 	// resolution the engine returns each entry's key words, and at value resolution which
 	// record each entry came from (Origins), so buildRecords needs neither a second key
 	// projection and digest nor a second sort.
+	engineKeys := keyIDs // at dataset resolution, keys serve Fetch only
+	if res == snapshot.ResolutionDataset {
+		engineKeys = nil
+	}
 	eng, err := fingerprint.NewEngine(fctx, fingerprint.Options{Resolution: fres,
-		Columns: true, KeyFields: keyIDs, TrustedFrames: true, Origins: keep,
+		Columns: true, KeyFields: engineKeys, TrustedFrames: true, Origins: keep,
 		KeyWords: res != snapshot.ResolutionDataset})
 	if err != nil {
 		return nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine", Err: err}
@@ -288,6 +313,11 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 	}
 	if keep {
 		pl.kept = func(tiles []*normalize.RecordBatch) { kept = append(kept, tiles...) }
+	}
+	var fetch *fetcher
+	if o.Fetch != nil {
+		fetch = newFetcher(o.Fetch, keyIDs, encoders)
+		pl.fetch = fetch.tile
 	}
 	if o.Progress != nil {
 		pl.prog = func(rows uint64, cov expects) {
@@ -357,8 +387,19 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 		if err := buildRecords(sc, fr, kept, keyIDs, keep); err != nil {
 			return nil, err
 		}
+		if o.DigestsOnly {
+			n := len(fr.Records) / fingerprint.RecordStride
+			if len(fr.ValueOffsets) != n+1 || fr.ValueOffsets[n] != uint64(len(fr.Values)/fingerprint.ValueStride) {
+				return nil, &Error{Code: CodeInternal, Op: "fingerprint", Msg: "value offsets differ from the engine's entries"}
+			}
+			sc.Values, sc.ValueOffsets = fr.Values, fr.ValueOffsets
+		}
 	}
-	return &Result{ID: sc.Metadata.ID, Scan: sc, Changes: asg.Changes, First: asg.First}, nil
+	r := &Result{ID: sc.Metadata.ID, Scan: sc, Changes: asg.Changes, First: asg.First}
+	if fetch != nil {
+		r.Fetched = fetch.got
+	}
+	return r, nil
 }
 
 // valueType returns the C3 value type of an Arrow type, and whether the slow path

@@ -33,7 +33,9 @@ func newCompareCommand(s streams) *cobra.Command {
 Arrow IPC, SQLite, PostgreSQL, MariaDB/MySQL, ...) concurrently at value resolution
 with the same C2 profile and key, and compares them record by record: records only in
 A, only in B, changed (with the fields that changed and old -> new values) and equal.
-Nothing is written: no repository is needed.
+It keeps digests, not values, in memory; when records changed, it reads both sources a
+second time to fetch the values of the changed records it prints (a side that changed
+in between is noted). Nothing is written: no repository is needed.
 
 Both sides are normalized under one comparison schema: columns are matched by name
 (or by --map COL_A=COL_B, repeatable, which compares B's COL_B as A's COL_A), and get
