@@ -331,6 +331,13 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 	if err != nil {
 		return nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine result", Err: err}
 	}
+	if keep {
+		// The engine's per-worker stores are garbage now; collecting them here lets the
+		// value table, built next beside the kept tiles, reuse their memory instead of
+		// growing the heap (GOGC would wait for twice the live heap). 2 M rows: 2284 →
+		// 2135 MiB peak (docs/performance.md).
+		runtime.GC()
+	}
 	// The pipeline's goroutines have all returned: the source is read here only.
 	ev := src.Evidence()
 	cov := ev.Coverage
