@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/pipewhy/pipewhy/fingerprint"
@@ -209,7 +210,7 @@ func Diff(a, b *repo.Scan, o Options) (*Report, error) {
 		r.Examples.Removed = append(r.Examples.Removed, Example{Key: repo.FormatRecord(p.key, nameA)})
 	}
 	for _, p := range changed {
-		ex := Example{Key: repo.FormatRecord(p.key, nameB), keyA: a.Key(p.ia), keyB: b.Key(p.ib)}
+		ex := Example{Key: repo.FormatRecord(p.key, nameB), keyA: slices.Clone(a.Key(p.ia)), keyB: slices.Clone(b.Key(p.ib))}
 		if values {
 			ex.Changes = valueDiff(a, b, p.ia, p.ib, nil, nil, nameB, true, nil)
 		}

@@ -285,6 +285,14 @@ func TestSourcesFetchedValues(t *testing.T) {
 		fmt.Fprintf(&b, "%d,new,here,%d\n", i, i)
 	}
 	pa, pb := writeFile(t, dir, "a.csv", a.String()), writeFile(t, dir, "b.csv", b.String())
+	defer func(f uint64) { selectFraction = f }(selectFraction)
+	for _, f := range []uint64{1, 1 << 40} { // select the changed records, or keep all
+		selectFraction = f
+		t.Run(fmt.Sprintf("selectFraction=%d", f), func(t *testing.T) { checkFetchedValues(t, pa, pb) })
+	}
+}
+
+func checkFetchedValues(t *testing.T, pa, pb string) {
 	c, err := Sources(context.Background(), Input{Address: pa}, Input{Address: pb}, SourceOptions{Key: []string{"id"}, Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
@@ -341,32 +349,36 @@ func TestSourcesFetchedValues(t *testing.T) {
 }
 
 // TestSourcesChangedBeforeFetch: a side that changes between the comparison and the
-// second read is reported, and a changed record no longer there renders as such.
+// second read is reported; the fields and values shown are the second read's.
 func TestSourcesChangedBeforeFetch(t *testing.T) {
 	dir := t.TempDir()
-	pa := writeFile(t, dir, "a.csv", "id,name\n1,x\n2,y\n3,z\n")
-	pb := writeFile(t, dir, "b.csv", "id,name\n1,X\n2,Y\n3,z\n")
-	beforeFetch = func() { writeFile(t, dir, "b.csv", "id,name\n1,Q\n3,z\n") }
+	pa := writeFile(t, dir, "a.csv", "id,name,n\n1,x,1\n2,y,2\n3,z,3\n")
+	pb := writeFile(t, dir, "b.csv", "id,name,n\n1,X,1\n2,Y,2\n3,z,3\n")
+	beforeFetch = func() { writeFile(t, dir, "b.csv", "id,name,n\n1,x,5\n3,z,3\n") }
 	defer func() { beforeFetch = nil }()
 	c, err := Sources(context.Background(), Input{Address: pa}, Input{Address: pb}, SourceOptions{Key: []string{"id"}, Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex := c.Report.Examples.Changed
-	if len(ex) != 2 || ex[0].Changes[0].New != `"Q"` || ex[1].Changes[0].New != "(gone on re-read)" || ex[1].Changes[0].Old != `"y"` {
-		t.Fatalf("changed examples %+v", ex)
+	r := c.Report
+	if r.Records.Changed != 2 {
+		t.Errorf("records %+v, want the first read's 2 changed", *r.Records)
+	}
+	ex := r.Examples.Changed
+	if len(ex) != 1 || len(ex[0].Changes) != 1 || ex[0].Changes[0] != (ValueChange{Field: "n", Old: `"1"`, New: `"5"`, id: 3}) {
+		t.Fatalf("changed examples %+v, want id=1 n 1 → 5 (the second read's)", ex)
 	}
 	noted := false
-	for _, n := range c.Report.Notes {
+	for _, n := range r.Notes {
 		noted = noted || strings.Contains(n, "side B changed between the comparison and the second read")
 	}
 	if !noted {
-		t.Errorf("notes %q lack the change of side B", c.Report.Notes)
+		t.Errorf("notes %q lack the change of side B", r.Notes)
 	}
 }
 
-// TestSourcesFetchFails: when the second read fails, the comparison still stands and
-// says why its examples have no values.
+// TestSourcesFetchFails: when the second read fails, the record comparison still
+// stands, at record resolution, and a note says why the fields are missing.
 func TestSourcesFetchFails(t *testing.T) {
 	dir := t.TempDir()
 	pa := writeFile(t, dir, "a.csv", "id,name\n1,x\n2,y\n")
@@ -378,8 +390,8 @@ func TestSourcesFetchFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := c.Report
-	if r.Records.Changed != 1 || len(r.Examples.Changed) != 1 || r.Examples.Changed[0].Changes[0] != (ValueChange{Field: "name", Old: notReread, New: notReread, id: 2}) {
-		t.Fatalf("records %+v examples %+v", *r.Records, r.Examples.Changed)
+	if r.Records.Changed != 1 || len(r.Examples.Changed) != 1 || r.Examples.Changed[0].Key != `id="1"` || r.Fields != nil || r.Resolution != snapshot.ResolutionRecord {
+		t.Fatalf("records %+v examples %+v fields %+v resolution %s", *r.Records, r.Examples.Changed, r.Fields, r.Resolution)
 	}
 	if len(r.Notes) == 0 || !strings.Contains(r.Notes[len(r.Notes)-1], "could not be read again") {
 		t.Errorf("notes %q", r.Notes)

@@ -96,6 +96,15 @@ type Options struct {
 	// digested as it is instead of being refused. Results of valid records do not depend
 	// on it.
 	TrustedFrames bool
+	// Select, when set (record and value resolution), keeps the entries (and their key
+	// words, values and origins) of only the records whose key digest it accepts; every
+	// record still counts in the state and the column states. It is called from the
+	// worker goroutines, concurrently. A second pass over data whose differences a
+	// first pass found at record resolution looks at those records only, in as much
+	// memory as they need. Without it, the state's lanes are the sums of the entries'
+	// record words (and the column states of the value entries); with it, only of the
+	// selected ones.
+	Select func(key Digest) bool
 }
 
 const (
@@ -136,6 +145,9 @@ func NewEngine(c Context, o Options) (*Engine, error) {
 	if len(o.KeyFields) > 0 && o.Resolution == DatasetResolution {
 		return nil, newErr("engine", CodeOptions, "key fields need record or value resolution")
 	}
+	if o.Select != nil && o.Resolution == DatasetResolution {
+		return nil, newErr("engine", CodeOptions, "Select needs record or value resolution")
+	}
 	e := &Engine{ctx: c, opt: o, workers: o.Workers, chunk: o.ChunkRecords}
 	if e.workers == 0 {
 		e.workers = runtime.GOMAXPROCS(0)
@@ -171,7 +183,8 @@ func NewEngine(c Context, o Options) (*Engine, error) {
 // computed from, counting every record of every batch from 0 in the order Run consumed
 // them (batch order, then record order within a batch; Options.Offset does not take
 // part). Record j of the run's batch b has ordinal (records of batches 0..b-1) + j.
-// Origins is a permutation of 0..records-1. Entries whose four words are equal (equal
+// Origins is a permutation of 0..records-1 (with Options.Select, the ordinals of the
+// selected records, in the order of their entries). Entries whose four words are equal (equal
 // records without a declared key) may come in any order of their ordinals.
 //
 // KeyWords (Options.KeyWords, record and value resolution) holds, for the entries of
@@ -580,10 +593,13 @@ func (p *partial) process(t task) error {
 		p.lanes[0] += d.Lo
 		p.lanes[1] += d.Hi
 		if wantRecs {
+			k := p.key(rec, d)
+			if sel := e.opt.Select; sel != nil && !sel(k) {
+				continue
+			}
 			if e.opt.Origins {
 				p.ords.add(pos - e.opt.Offset)
 			}
-			k := p.key(rec, d)
 			if e.opt.KeyWords {
 				if len(keys) == 0 {
 					p.keys.add(rec)

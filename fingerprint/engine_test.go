@@ -727,3 +727,66 @@ func TestMergeSegments(t *testing.T) {
 		}
 	}
 }
+
+// TestEngineSelect: with Select, the state and column states are the unfiltered run's,
+// and the entries, key words, value entries and origins are exactly the unfiltered
+// run's entries whose key digest was accepted, in the same order; Select sees every
+// record's key digest.
+func TestEngineSelect(t *testing.T) {
+	r := rand.New(rand.NewPCG(61, 62))
+	for round := range 16 {
+		c, recs, keys, offset := randomRound(t, r, round, 400)
+		bs := split(r, strictID, recs)
+		res := []Resolution{RecordResolution, ValueResolution}[round%2]
+		o := Options{Workers: 1 + r.IntN(4), ChunkRecords: 1 + r.IntN(40), Resolution: res,
+			KeyFields: keys, Offset: offset, Origins: true, KeyWords: true}
+		all := run(t, c, o, bs)
+		var mu sync.Mutex
+		seen := 0
+		accept := func(k Digest) bool { return k.Lo%3 == 0 } // about a third
+		o.Select = func(k Digest) bool {
+			mu.Lock()
+			seen++
+			mu.Unlock()
+			return accept(k)
+		}
+		got := run(t, c, o, bs)
+		what := fmt.Sprintf("round %d (%s, %d records)", round, res, len(recs))
+		if seen != len(recs) {
+			t.Fatalf("%s: Select saw %d keys, want %d", what, seen, len(recs))
+		}
+		want := &Result{State: all.State, Columns: all.Columns, KeyOffsets: []uint64{0}}
+		if res == ValueResolution {
+			want.ValueOffsets = []uint64{0}
+		}
+		for i := 0; i < len(all.Records)/RecordStride; i++ {
+			if !accept(Digest{Lo: all.Records[i*RecordStride], Hi: all.Records[i*RecordStride+1]}) {
+				continue
+			}
+			want.Records = append(want.Records, all.Records[i*RecordStride:(i+1)*RecordStride]...)
+			want.KeyWords = append(want.KeyWords, all.KeyWords[all.KeyOffsets[i]:all.KeyOffsets[i+1]]...)
+			want.KeyOffsets = append(want.KeyOffsets, uint64(len(want.KeyWords)))
+			want.Origins = append(want.Origins, all.Origins[i])
+			if res == ValueResolution {
+				want.Values = append(want.Values, all.Values[all.ValueOffsets[i]*ValueStride:all.ValueOffsets[i+1]*ValueStride]...)
+				want.ValueOffsets = append(want.ValueOffsets, uint64(len(want.Values)/ValueStride))
+			}
+		}
+		equalResults(t, what, got, want)
+		if !slices.Equal(got.KeyWords, want.KeyWords) || !slices.Equal(got.KeyOffsets, want.KeyOffsets) {
+			t.Fatalf("%s: key words differ from the selected entries'", what)
+		}
+		// Equal entries may come in any order of their ordinals: compare the records.
+		if len(got.Origins) != len(want.Origins) {
+			t.Fatalf("%s: %d origins, want %d", what, len(got.Origins), len(want.Origins))
+		}
+		for i := range got.Origins {
+			if !slices.Equal(recs[got.Origins[i]], recs[want.Origins[i]]) {
+				t.Fatalf("%s: entry %d comes from record %d, want one equal to record %d", what, i, got.Origins[i], want.Origins[i])
+			}
+		}
+	}
+	if _, err := NewEngine(mustContext(t, XXH3, Multiset), Options{Select: func(Digest) bool { return true }}); err == nil {
+		t.Error("Select at dataset resolution accepted")
+	}
+}

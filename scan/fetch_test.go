@@ -107,8 +107,8 @@ func TestFetch(t *testing.T) {
 	}
 }
 
-// TestFetchOptions: the new options are refused where they cannot apply, and a scan
-// without payloads is never published.
+// TestFetchOptions: the new options are refused where they cannot apply, and neither
+// is ever published.
 func TestFetchOptions(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -118,6 +118,8 @@ func TestFetchOptions(t *testing.T) {
 		{"DigestsOnly at dataset resolution", Options{DigestsOnly: true}},
 		{"Fetch without key", Options{Resolution: snapshot.ResolutionValue, Fetch: [][]uint64{{1, 2, 0}}}},
 		{"key at dataset resolution without Fetch", Options{Key: []string{"id"}}},
+		{"Select at dataset resolution", Options{Select: func(fingerprint.Digest) bool { return true }}},
+		{"Select at value resolution with payloads", Options{Resolution: snapshot.ResolutionValue, Key: []string{"id"}, Select: func(fingerprint.Digest) bool { return true }}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newManySource(1, 3, false, -1, 0)
@@ -137,12 +139,57 @@ func TestFetchOptions(t *testing.T) {
 	if err := os.WriteFile(p, []byte("id,x\n1,a\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Run(context.Background(), r, Options{Address: p, Resolution: snapshot.ResolutionValue, Key: []string{"id"}, DigestsOnly: true})
-	var se *Error
-	if !errors.As(err, &se) || se.Code != CodeOptions {
-		t.Fatalf("Run with DigestsOnly: err %v, want %s", err, CodeOptions)
+	for _, o := range []Options{
+		{Address: p, Resolution: snapshot.ResolutionValue, Key: []string{"id"}, DigestsOnly: true},
+		{Address: p, Resolution: snapshot.ResolutionRecord, Key: []string{"id"}, Fetch: [][]uint64{{1, 2, 0}}},
+		{Address: p, Resolution: snapshot.ResolutionRecord, Key: []string{"id"}, Select: func(fingerprint.Digest) bool { return true }},
+	} {
+		_, err = Run(context.Background(), r, o)
+		var se *Error
+		if !errors.As(err, &se) || se.Code != CodeOptions {
+			t.Fatalf("Run with DigestsOnly %v, Fetch %v: err %v, want %s", o.DigestsOnly, o.Fetch, err, CodeOptions)
+		}
 	}
 	if ms, err := r.Store().List(); err != nil || len(ms) != 0 {
 		t.Errorf("store holds %d snapshots (%v), want none", len(ms), err)
+	}
+}
+
+// TestSelect: a scan with Select keeps the entries, key words and value digests of the
+// selected keys only, exactly as the scan without it has them; the state is the same.
+func TestSelect(t *testing.T) {
+	for _, res := range []snapshot.Resolution{snapshot.ResolutionRecord, snapshot.ResolutionValue} {
+		t.Run(string(res), func(t *testing.T) {
+			o := Options{Resolution: res, Key: []string{"id"}, Workers: 2, DigestsOnly: res == snapshot.ResolutionValue}
+			all, err := observeMany(t, context.Background(), newManySource(5, 30, false, -1, 0), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.Select = func(k fingerprint.Digest) bool { return k.Hi%2 == 1 }
+			got, err := observeMany(t, context.Background(), newManySource(5, 30, false, -1, 0), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, g := all.Scan, got.Scan
+			if eq, _ := g.State.Equal(a.State); !eq {
+				t.Fatal("state differs")
+			}
+			var recs, keys, vals []uint64
+			for i := 0; i < len(a.Records)/4; i++ {
+				if a.Records[i*4+1]%2 == 1 {
+					recs = append(recs, a.Records[i*4:i*4+4]...)
+					keys = append(keys, a.Key(i)...)
+					if a.Values != nil {
+						vals = append(vals, a.Values[a.ValueOffsets[i]*3:a.ValueOffsets[i+1]*3]...)
+					}
+				}
+			}
+			if len(recs) == 0 || len(recs) == len(a.Records) {
+				t.Fatalf("test data: %d of %d entries selected", len(recs)/4, len(a.Records)/4)
+			}
+			if !slices.Equal(g.Records, recs) || !slices.Equal(g.KeyWords, keys) || !slices.Equal(g.Values, vals) {
+				t.Error("selected entries differ from the full scan's")
+			}
+		})
 	}
 }

@@ -57,8 +57,14 @@ type Options struct {
 	DigestsOnly bool
 	// Fetch names records by key, as key words (Scan.Key's form: the C2 record of the
 	// key fields); the scan returns each one's whole C2 record in Result.Fetched. It
-	// needs declared key columns (Key), at any resolution.
+	// needs declared key columns (Key), at any resolution, and is not published (Run
+	// refuses it).
 	Fetch [][]uint64
+	// Select keeps the record entries (and value digests) of only the records whose key
+	// digest it accepts (fingerprint.Options.Select; called concurrently); the state and
+	// column states still cover every record. Record resolution, or value resolution
+	// with DigestsOnly; not published.
+	Select func(key fingerprint.Digest) bool
 }
 
 // Progress is what a scan reports after each batch.
@@ -75,7 +81,7 @@ type Result struct {
 	Changes []source.Change // schema changes since the artifact's last scan
 	First   bool            // the first scan of this artifact name
 	// Fetched[i] is the record whose key words are Options.Fetch[i], nil when the source
-	// has none (with duplicate keys, the last one read).
+	// has none (with duplicate keys, any one of them).
 	Fetched [][]uint64
 }
 
@@ -87,8 +93,8 @@ func Run(ctx context.Context, r *repo.Repo, o Options) (*Result, error) {
 		return nil, &Error{Code: CodePublish, Op: "lock", Msg: "repository lock", Err: err}
 	}
 	defer unlock()
-	if o.DigestsOnly {
-		return nil, &Error{Code: CodeOptions, Op: "options", Msg: "a scan without payloads (DigestsOnly) cannot be published"}
+	if o.DigestsOnly || o.Fetch != nil || o.Select != nil {
+		return nil, &Error{Code: CodeOptions, Op: "options", Msg: "DigestsOnly, Fetch and Select observe, they do not publish"}
 	}
 	reg, err := source.OpenRegistry(r.RegistryPath())
 	if err != nil {
@@ -178,6 +184,9 @@ func resolution(o Options) (snapshot.Resolution, fingerprint.Resolution, error) 
 	}
 	if o.Fetch != nil && len(o.Key) == 0 {
 		return "", 0, &Error{Code: CodeOptions, Op: "options", Msg: "Fetch needs declared key columns"}
+	}
+	if o.Select != nil && res != snapshot.ResolutionRecord && !(res == snapshot.ResolutionValue && o.DigestsOnly) {
+		return "", 0, &Error{Code: CodeOptions, Op: "options", Msg: "Select needs record resolution, or value resolution with DigestsOnly"}
 	}
 	if !o.Profile.Valid() {
 		return "", 0, &Error{Code: CodeOptions, Op: "options", Msg: "invalid profile"}
@@ -281,7 +290,7 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 	}
 	eng, err := fingerprint.NewEngine(fctx, fingerprint.Options{Resolution: fres,
 		Columns: true, KeyFields: engineKeys, TrustedFrames: true, Origins: keep,
-		KeyWords: res != snapshot.ResolutionDataset})
+		KeyWords: res != snapshot.ResolutionDataset, Select: o.Select})
 	if err != nil {
 		return nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine", Err: err}
 	}

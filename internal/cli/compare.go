@@ -34,8 +34,9 @@ Arrow IPC, SQLite, PostgreSQL, MariaDB/MySQL, ...) concurrently at value resolut
 with the same C2 profile and key, and compares them record by record: records only in
 A, only in B, changed (with the fields that changed and old -> new values) and equal.
 It keeps digests, not values, in memory; when records changed, it reads both sources a
-second time to fetch the values of the changed records it prints (a side that changed
-in between is noted). Nothing is written: no repository is needed.
+second time, keeping only the changed records, to count the fields that changed and
+fetch the values it prints (a side that changed in between is noted). Nothing is
+written: no repository is needed.
 
 Both sides are normalized under one comparison schema: columns are matched by name
 (or by --map COL_A=COL_B, repeatable, which compares B's COL_B as A's COL_A), and get
