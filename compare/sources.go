@@ -295,17 +295,11 @@ func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, k
 	rep.Examples.Changed = sub.Examples.Changed
 	for k := range rep.Examples.Changed {
 		ex := &rep.Examples.Changed[k]
-		ra, oka := fetched[0][fmt.Sprint(ex.keyA)]
-		rb, okb := fetched[1][fmt.Sprint(ex.keyB)]
+		// A key not fetched (a side changed in between) renders as notReread.
+		ra, rb := fetched[0][fmt.Sprint(ex.keyA)], fetched[1][fmt.Sprint(ex.keyB)]
 		for c := range ex.Changes {
 			ch := &ex.Changes[c]
-			ch.Old, ch.New = notReread, notReread
-			if oka {
-				ch.Old = fieldValue(ra, ch.id)
-			}
-			if okb {
-				ch.New = fieldValue(rb, ch.id)
-			}
+			ch.Old, ch.New = fieldValue(ra, ch.id), fieldValue(rb, ch.id)
 		}
 	}
 	return nil
@@ -330,10 +324,11 @@ func commonFields(a, b *repo.Scan) []FieldCount {
 // notReread stands for a value the second read did not return.
 const notReread = "(not re-read)"
 
-// fieldValue renders field id of a C2 record (as Diff renders a value-table payload).
+// fieldValue renders field id of a C2 record (as Diff renders a value-table payload);
+// a record the second read did not return renders as notReread.
 func fieldValue(rec []uint64, id uint64) string {
 	if rec == nil {
-		return "(gone on re-read)"
+		return notReread
 	}
 	for p := 3; p+3 <= len(rec); {
 		end := p + 3 + int(rec[p+2])
