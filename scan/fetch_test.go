@@ -39,12 +39,12 @@ func encodedRecords(t *testing.T, s *manySource) map[string][]uint64 {
 }
 
 // TestFetch: a scan with Fetch returns exactly the records of the wanted keys (as the
-// serial encoder gives them; nil for a key the source lacks), at dataset resolution
+// serial encoder gives them; nil for a key the source lacks), at record resolution
 // and at value resolution without payloads, with any encoder count and tile size;
 // its state is the reference's; DigestsOnly keeps the reference's value digests and
 // no value table.
 func TestFetch(t *testing.T) {
-	for _, res := range []snapshot.Resolution{snapshot.ResolutionDataset, snapshot.ResolutionValue} {
+	for _, res := range []snapshot.Resolution{snapshot.ResolutionRecord, snapshot.ResolutionValue} {
 		for _, workers := range []int{1, 2, 5} {
 			for _, tiny := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/workers=%d/tiny=%v", res, workers, tiny), func(t *testing.T) {
@@ -83,13 +83,13 @@ func TestFetch(t *testing.T) {
 							t.Errorf("key %v: fetched %v, want %v", k, got.Fetched[i], exp)
 						}
 					}
-					fres, refKeys := fingerprint.DatasetResolution, []uint64(nil)
+					fres := fingerprint.RecordResolution
 					if res == snapshot.ResolutionValue {
-						fres, refKeys = fingerprint.ValueResolution, []uint64{1}
+						fres = fingerprint.ValueResolution
 					}
-					r := reference(t, newManySource(seed, 30, false, -1, 0), got.Scan.Context, fres, refKeys)
-					if eq, _ := got.Scan.State.Equal(r.fr.State); !eq {
-						t.Error("state differs from the reference")
+					r := reference(t, newManySource(seed, 30, false, -1, 0), got.Scan.Context, fres, []uint64{1})
+					if eq, _ := got.Scan.State.Equal(r.fr.State); !eq || !slices.Equal(got.Scan.Records, r.fr.Records) {
+						t.Error("state or record entries differ from the reference")
 					}
 					if res == snapshot.ResolutionValue {
 						if got.Scan.ValueTable != nil {
@@ -117,7 +117,7 @@ func TestFetchOptions(t *testing.T) {
 		{"DigestsOnly at record resolution", Options{Resolution: snapshot.ResolutionRecord, Key: []string{"id"}, DigestsOnly: true}},
 		{"DigestsOnly at dataset resolution", Options{DigestsOnly: true}},
 		{"Fetch without key", Options{Resolution: snapshot.ResolutionValue, Fetch: [][]uint64{{1, 2, 0}}}},
-		{"key at dataset resolution without Fetch", Options{Key: []string{"id"}}},
+		{"Fetch at dataset resolution", Options{Key: []string{"id"}, Fetch: [][]uint64{{1, 2, 0}}}},
 		{"Select at dataset resolution", Options{Select: func(fingerprint.Digest) bool { return true }}},
 		{"Select at value resolution with payloads", Options{Resolution: snapshot.ResolutionValue, Key: []string{"id"}, Select: func(fingerprint.Digest) bool { return true }}},
 	} {

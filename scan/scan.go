@@ -57,8 +57,8 @@ type Options struct {
 	DigestsOnly bool
 	// Fetch names records by key, as key words (Scan.Key's form: the C2 record of the
 	// key fields); the scan returns each one's whole C2 record in Result.Fetched. It
-	// needs declared key columns (Key), at any resolution, and is not published (Run
-	// refuses it).
+	// needs record or value resolution with declared key columns (Key), and is not
+	// published (Run refuses it).
 	Fetch [][]uint64
 	// Select keeps the record entries (and value digests) of only the records whose key
 	// digest it accepts (fingerprint.Options.Select; called concurrently); the state and
@@ -176,7 +176,7 @@ func resolution(o Options) (snapshot.Resolution, fingerprint.Resolution, error) 
 	default:
 		return "", 0, &Error{Code: CodeOptions, Op: "options", Msg: "unknown resolution " + strconv.Quote(string(res)) + " (dataset, record or value)"}
 	}
-	if len(o.Key) > 0 && res == snapshot.ResolutionDataset && o.Fetch == nil {
+	if len(o.Key) > 0 && res == snapshot.ResolutionDataset {
 		return "", 0, &Error{Code: CodeOptions, Op: "options", Msg: "--key needs record or value resolution"}
 	}
 	if o.DigestsOnly && res != snapshot.ResolutionValue {
@@ -284,12 +284,8 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 	// resolution the engine returns each entry's key words, and at value resolution which
 	// record each entry came from (Origins), so buildRecords needs neither a second key
 	// projection and digest nor a second sort.
-	engineKeys := keyIDs // at dataset resolution, keys serve Fetch only
-	if res == snapshot.ResolutionDataset {
-		engineKeys = nil
-	}
 	eng, err := fingerprint.NewEngine(fctx, fingerprint.Options{Resolution: fres,
-		Columns: true, KeyFields: engineKeys, TrustedFrames: true, Origins: keep,
+		Columns: true, KeyFields: keyIDs, TrustedFrames: true, Origins: keep,
 		KeyWords: res != snapshot.ResolutionDataset, Select: o.Select})
 	if err != nil {
 		return nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine", Err: err}
