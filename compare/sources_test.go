@@ -397,3 +397,31 @@ func TestSourcesFetchFails(t *testing.T) {
 		t.Errorf("notes %q", r.Notes)
 	}
 }
+
+// TestSourcesNoExamples: with Limit 0 the fields are still counted from the second
+// read (which then fetches no record), and equal sources are not read twice.
+func TestSourcesNoExamples(t *testing.T) {
+	dir := t.TempDir()
+	pa := writeFile(t, dir, "a.csv", "id,name,n\n1,x,1\n2,y,2\n3,z,3\n")
+	pb := writeFile(t, dir, "b.csv", "id,name,n\n1,X,1\n2,Y,5\n3,z,3\n")
+	reads := 0
+	beforeFetch = func() { reads++ }
+	defer func() { beforeFetch = nil }()
+	c, err := Sources(context.Background(), Input{Address: pa}, Input{Address: pb}, SourceOptions{Key: []string{"id"}, Limit: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := c.Report
+	want := []FieldCount{{Name: "id", ID: 1}, {Name: "name", ID: 2, Changed: 2}, {Name: "n", ID: 3, Changed: 1}}
+	if r.Records.Changed != 2 || len(r.Examples.Changed) != 0 || !reflect.DeepEqual(r.Fields, want) || r.Resolution != snapshot.ResolutionValue || reads != 1 {
+		t.Fatalf("records %+v examples %+v fields %+v resolution %s second reads %d", *r.Records, r.Examples.Changed, r.Fields, r.Resolution, reads)
+	}
+	c, err = Sources(context.Background(), Input{Address: pa}, Input{Address: pa}, SourceOptions{Key: []string{"id"}, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []FieldCount{{Name: "id", ID: 1}, {Name: "name", ID: 2}, {Name: "n", ID: 3}}
+	if !c.Report.Equal || !reflect.DeepEqual(c.Report.Fields, want) || reads != 1 {
+		t.Fatalf("equal %v fields %+v second reads %d", c.Report.Equal, c.Report.Fields, reads)
+	}
+}
