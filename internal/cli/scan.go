@@ -54,6 +54,13 @@ the command line win over them. The file's defaults apply to every scan.
   --key COLS             key columns (comma-separated; composite keys allowed); keys must
                          be unique. Without --key the whole record is its key.
 
+Memory: a dataset scan holds a few row groups or batches, whatever the row count. Record
+and value resolution hold their arrays until the snapshot is written: about 0.2 KB a
+record at record resolution and about 1 KB at value resolution for a 5-column table
+(more for wide or text-heavy records; docs/performance.md), so tens of millions of
+records at value resolution need tens of GB. To compare two live sources, 'pipewhy
+compare' needs record resolution's memory plus that of the changed records.
+
 Dates, times of day, durations, nanosecond timestamps and nested values (lists,
 structs, maps) need a C2 extension profile: --profile strict-v1+ext1 (or
 logical-v1+ext1). Under a v1 profile such a column fails the scan, naming it; scan
