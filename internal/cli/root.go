@@ -49,7 +49,8 @@ func newRootCommand(s streams) *cobra.Command {
 		Short: "Tell what changed in your data, where exactly, and why",
 		Long: `PipeWhy observes datasets, turns every typed value into canonical words (C2),
 fingerprints datasets, records and values (C3), keeps immutable snapshots (C5) and
-explains changes through lineage.
+shows what changed between two snapshots (diff) or two live sources (compare).
+Explaining changes through lineage (lineage, why) is not built yet.
 
 Exit codes: 0 success or no difference, 1 difference found or check failed, 2 error.`,
 		SilenceUsage:  true,
