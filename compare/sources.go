@@ -98,8 +98,8 @@ type Comparison struct {
 // and compares them with Diff; when records changed, it reads both sides again at value
 // resolution, keeping the value digests of the changed records only (all of them when
 // more than 1/8 changed) and the examples' whole records, for the per-field counts and
-// the old and new values (fieldChanges). Field ids are assigned by column name (after o.Map)
-// identically on both sides, in A's column order followed by B's own columns, so
+// the old and new values (fieldChanges). Field ids are assigned by column name (after
+// o.Map) identically on both sides, in A's column order followed by B's own columns, so
 // equal data yields equal C2 words whatever the engine's physical types. Columns on
 // one side only are left out of both observations and reported as schema changes
 // (the result is then not Equal). Nothing is written anywhere.
