@@ -58,9 +58,9 @@ type ValueChange struct {
 
 // Example is one added, removed or changed record, by key.
 type Example struct {
-	Key        string        `json:"key"`
-	Changes    []ValueChange `json:"changes,omitempty"`
-	keyA, keyB []uint64      // a changed record's key words on each side
+	Key     string        `json:"key"`
+	Changes []ValueChange `json:"changes,omitempty"`
+	key     []uint64      // a changed record's key words (equal key digests: equal on both sides)
 }
 
 // pick is an example candidate: entry indexes and the key words it sorts by.
@@ -210,7 +210,7 @@ func Diff(a, b *repo.Scan, o Options) (*Report, error) {
 		r.Examples.Removed = append(r.Examples.Removed, Example{Key: repo.FormatRecord(p.key, nameA)})
 	}
 	for _, p := range changed {
-		ex := Example{Key: repo.FormatRecord(p.key, nameB), keyA: slices.Clone(a.Key(p.ia)), keyB: slices.Clone(b.Key(p.ib))}
+		ex := Example{Key: repo.FormatRecord(p.key, nameB), key: slices.Clone(p.key)}
 		if values {
 			ex.Changes = valueDiff(a, b, p.ia, p.ib, nil, nil, nameB, true, nil)
 		}

@@ -238,10 +238,9 @@ func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, k
 		}
 		sel = func(k fingerprint.Digest) bool { _, ok := changed[k]; return ok }
 	}
-	var keys [2][][]uint64
+	var keys [][]uint64
 	for _, ex := range rep.Examples.Changed {
-		keys[0] = append(keys[0], ex.keyA)
-		keys[1] = append(keys[1], ex.keyB)
+		keys = append(keys, ex.key)
 	}
 	// What the second read needs of the first is taken: its record arrays can go.
 	for _, sc := range scans {
@@ -263,7 +262,7 @@ func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, k
 		defer v.Close()
 		again[i], err = observeSide(ctx, i, ins[i], names[i], v, p, scan.Options{
 			Resolution: snapshot.ResolutionValue, Key: key, Profile: o.Profile, AllowPartial: o.AllowPartial,
-			Workers: o.Workers, DigestsOnly: true, Select: sel, Fetch: keys[i]})
+			Workers: o.Workers, DigestsOnly: true, Select: sel, Fetch: keys})
 		return err
 	})
 	if err := first(errs); err != nil {
@@ -289,14 +288,14 @@ func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, k
 	for i := range again {
 		fetched[i] = map[string][]uint64{}
 		for k, r := range again[i].Fetched {
-			fetched[i][fmt.Sprint(keys[i][k])] = r
+			fetched[i][fmt.Sprint(keys[k])] = r
 		}
 	}
 	rep.Examples.Changed = sub.Examples.Changed
 	for k := range rep.Examples.Changed {
 		ex := &rep.Examples.Changed[k]
 		// A key not fetched (a side changed in between) renders as notReread.
-		ra, rb := fetched[0][fmt.Sprint(ex.keyA)], fetched[1][fmt.Sprint(ex.keyB)]
+		ra, rb := fetched[0][fmt.Sprint(ex.key)], fetched[1][fmt.Sprint(ex.key)]
 		for c := range ex.Changes {
 			ch := &ex.Changes[c]
 			ch.Old, ch.New = fieldValue(ra, ch.id), fieldValue(rb, ch.id)
@@ -325,20 +324,17 @@ func commonFields(a, b *repo.Scan) []FieldCount {
 const notReread = "(not re-read)"
 
 // fieldValue renders field id of a C2 record (as Diff renders a value-table payload);
-// a record the second read did not return renders as notReread.
+// a record the second read did not return renders as notReread. The records come from
+// the columnar encoder, so repo.RecordFields may walk them.
 func fieldValue(rec []uint64, id uint64) string {
 	if rec == nil {
 		return notReread
 	}
-	for p := 3; p+3 <= len(rec); {
-		end := p + 3 + int(rec[p+2])
-		if end > len(rec) {
-			break
+	ids, types, payloads := repo.RecordFields(rec)
+	for k, fid := range ids {
+		if fid == id {
+			return repo.FormatValue(types[k], payloads[k])
 		}
-		if rec[p] == id {
-			return repo.FormatValue(normalize.TypeCode(rec[p+1]), rec[p+3:end])
-		}
-		p = end
 	}
 	return "(missing)"
 }
