@@ -416,12 +416,15 @@ func TestSourcesNoExamples(t *testing.T) {
 	if r.Records.Changed != 2 || len(r.Examples.Changed) != 0 || !reflect.DeepEqual(r.Fields, want) || r.Resolution != snapshot.ResolutionValue || reads != 1 {
 		t.Fatalf("records %+v examples %+v fields %+v resolution %s second reads %d", *r.Records, r.Examples.Changed, r.Fields, r.Resolution, reads)
 	}
+	if c.A.Records != nil || c.B.KeyWords != nil || c.A.State.Count() != 3 {
+		t.Error("the first read's record arrays were kept through the second read (Comparison.A/B say released)")
+	}
 	c, err = Sources(context.Background(), Input{Address: pa}, Input{Address: pa}, SourceOptions{Key: []string{"id"}, Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want = []FieldCount{{Name: "id", ID: 1}, {Name: "name", ID: 2}, {Name: "n", ID: 3}}
-	if !c.Report.Equal || !reflect.DeepEqual(c.Report.Fields, want) || reads != 1 {
-		t.Fatalf("equal %v fields %+v second reads %d", c.Report.Equal, c.Report.Fields, reads)
+	if !c.Report.Equal || !reflect.DeepEqual(c.Report.Fields, want) || reads != 1 || len(c.A.Records) != 3*4 {
+		t.Fatalf("equal %v fields %+v second reads %d record words %d", c.Report.Equal, c.Report.Fields, reads, len(c.A.Records))
 	}
 }
