@@ -15,7 +15,7 @@ import (
 )
 
 // strictID is the C2 strict-v1 profile identity, computed here from the formula of
-// ../shared/contracts/typed-values-json.md, not by any package under test.
+// docs/contracts/typed-values-json.md, not by any package under test.
 var strictID = func() string {
 	sum := sha256.Sum256([]byte(`{"domain":"pipewhy.normalization","profile":"strict-v1","wire_version":1}`))
 	return "pipewhy.normalization/strict-v1/wire-1/sha256:" + hex.EncodeToString(sum[:])
