@@ -6,7 +6,10 @@
 // arrow-go's readers can panic on corrupt input (out-of-range buffer slicing while a
 // batch is assembled). Every call into a reader is made behind a recover boundary here,
 // and a panic becomes a GF_CANONICAL_ENCODING error, so malformed files are errors, never
-// crashes. The canonical encoder has the same boundary around its array access.
+// crashes. The canonical encoder has the same boundary around its array access. What a
+// recover cannot catch, an allocation sized by a damaged metadata count, is prevented by
+// checking every IPC message's flatbuffer metadata and a Parquet footer's ARROW:schema
+// first (internal/arrowfb).
 package arrowio
 
 import (
