@@ -45,7 +45,7 @@ var allowed = map[string][]string{
 }
 
 // testOnly lists the packages that only tests may import.
-var testOnly = map[string]bool{"internal/testenv": true}
+var testOnly = map[string]bool{"internal/testenv": true, "source/sourcetest": true}
 
 func TestLayering(t *testing.T) {
 	root, err := filepath.Abs("..")
