@@ -16,6 +16,7 @@ import (
 
 	"github.com/pipewhy/pipewhy/canonical"
 	"github.com/pipewhy/pipewhy/canonical/vectors"
+	"github.com/pipewhy/pipewhy/internal/testenv"
 )
 
 const officialCopy = "testdata/graphforge/canonical-fingerprint-v1.json"
@@ -25,7 +26,7 @@ func TestOfficialVectorsCopyIsIdentical(t *testing.T) {
 	shared := "../../shared/vectors/graphforge/canonical-fingerprint-v1.json"
 	want, err := os.ReadFile(shared)
 	if errors.Is(err, os.ErrNotExist) {
-		t.Skip("skipped: ../../shared (the project's founding documents) is not present in this checkout")
+		testenv.Missing(t, testenv.Shared, "../../shared (the project's founding documents) is not beside this checkout")
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -1,9 +1,9 @@
 // Package canonical implements graphforge-canonical/1 over Apache Arrow: the canonical
 // bytes of Arrow schemas and tables, their domain-separated SHA-256 fingerprints and the
 // deterministic UUIDv8 projection, byte for byte as the GraphForge project's own (Rust)
-// implementation produces them. The contract is seeds/001_a753aef31cef2db2.txt; the
-// JSON vector vocabulary and the layout facts settled from the reference implementation
-// are contracts/graphforge-vectors-json.md. The official golden vectors are in
+// implementation produces them. The contract is docs/contracts/graphforge-canonical-1.md
+// (restating the seed it names); the JSON vector vocabulary and the layout facts settled
+// from the reference implementation are docs/contracts/graphforge-vectors-json.md. The official golden vectors are in
 // testdata/graphforge (unchanged); PipeWhy's own hand-derived vectors, covering every
 // type, tag and error code, are in testdata/pipewhy.
 //

@@ -6,16 +6,16 @@ import (
 	"encoding/hex"
 	"iter"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"testing"
 
+	"github.com/pipewhy/pipewhy/internal/testenv"
 	"github.com/pipewhy/pipewhy/normalize"
 	"github.com/zeebo/xxh3"
 )
 
 // strictID is the C2 strict-v1 profile identity, computed here from the formula of
-// ../shared/contracts/typed-values-json.md, not by any package under test.
+// docs/contracts/typed-values-json.md, not by any package under test.
 var strictID = func() string {
 	sum := sha256.Sum256([]byte(`{"domain":"pipewhy.normalization","profile":"strict-v1","wire_version":1}`))
 	return "pipewhy.normalization/strict-v1/wire-1/sha256:" + hex.EncodeToString(sum[:])
@@ -196,10 +196,7 @@ func requireTool(t *testing.T, name string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
 	if err != nil {
-		if os.Getenv("PIPEWHY_REQUIRE_TOOLS") == "1" {
-			t.Fatalf("%s is required (PIPEWHY_REQUIRE_TOOLS=1) but not installed: %v", name, err)
-		}
-		t.Skipf("%s not installed (Debian package xxhash); the independent XXH3 cross-check needs it: %v", name, err)
+		testenv.Missing(t, testenv.Tools, "%s not installed (Debian package xxhash); the independent XXH3 cross-check needs it: %v", name, err)
 	}
 	return p
 }

@@ -6,13 +6,15 @@ import (
 	"unsafe"
 
 	"github.com/zeebo/xxh3"
+
+	"github.com/pipewhy/pipewhy/internal/testenv"
 )
 
 // TestHashKeyedLong requires the kernel to equal zeebo/xxh3 over the built message for
 // every record length it accepts, with random keys and words.
 func TestHashKeyedLong(t *testing.T) {
 	if !longKernel {
-		t.Skip("no AVX2 kernel on this machine: digests use zeebo/xxh3 only")
+		testenv.Missing(t, testenv.AVX2, "no AVX2 kernel on this machine: digests use zeebo/xxh3 only")
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for n := longMinWords; n <= longMaxWords; n++ {

@@ -1,6 +1,6 @@
 // Package normalize implements the PipeWhy Normalization Contract C2, version 1.0
-// (seed 000_379edf0dad927dac, PW-03.01..PW-03.23), with the decisions of
-// shared/contracts/typed-values-json.md where C2 is silent, and the shared flat record
+// (docs/contracts/C2-normalization.md, PW-03.01..PW-03.23), with the decisions of
+// docs/contracts/typed-values-json.md where C2 is silent, and the shared flat record
 // batch of PW-09.13. It turns typed scalar values into canonical uint64 words, frames
 // records, and validates batches of framed records.
 //

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 )
 
-// This file reads the typed-values JSON form (shared/contracts/typed-values-json.md):
+// This file reads the typed-values JSON form (docs/contracts/typed-values-json.md):
 // every value is an object with an explicit "type"; integers and field ids travel as
 // decimal strings, floats as 16-hex-digit bit patterns, and no JSON number is ever read
 // as a value. Errors are *Error with the contract's codes: malformed shape is

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pipewhy/pipewhy/internal/hugemem"
+	"github.com/pipewhy/pipewhy/internal/testenv"
 )
 
 // TestOpenAdvisesLargePayloads: a payload of several megabytes is read into memory
@@ -37,7 +38,7 @@ func TestOpenAdvisesLargePayloads(t *testing.T) {
 	}
 	advised, err := hugemem.Advised(got)
 	if errors.Is(err, hugemem.ErrUnobservable) {
-		t.Skipf("%v", err)
+		testenv.Missing(t, testenv.HugePages, "%v", err)
 	}
 	if err != nil || !advised {
 		t.Fatalf("the loaded payload is not advised for huge pages (%v)", err)

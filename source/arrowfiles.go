@@ -3,8 +3,6 @@ package source
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -15,8 +13,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/pipewhy/pipewhy/internal/arrowfb"
 )
 
 // withMeta returns f with the adapter metadata added to its own.
@@ -241,8 +240,10 @@ func openParquet(ctx context.Context, a Address, opts Options) (_ Source, err er
 	}
 	// pqarrow decodes a stored Arrow schema without bounds on its flatbuffer: a damaged
 	// one can make it allocate without limit, so it is checked first.
-	if err := checkParquetArrowSchema(pr.MetaData().KeyValueMetadata()); err != nil {
-		return nil, &Error{Code: CodeCorrupt, Op: op, Source: a.String(), Detail: "the stored Arrow schema (ARROW:schema) is malformed", Err: err}
+	if v := pr.MetaData().KeyValueMetadata().FindValue(arrowfb.ParquetSchemaKey); v != nil {
+		if err := arrowfb.CheckParquetSchema(*v, arrowfb.Options{MaxDepth: maxNestedDepth}); err != nil {
+			return nil, &Error{Code: CodeCorrupt, Op: op, Source: a.String(), Detail: "the stored Arrow schema (ARROW:schema) is malformed", Err: err}
+		}
 	}
 	fr, err := pqarrow.NewFileReader(pr, pqarrow.ArrowReadProperties{BatchSize: int64(opts.BatchSize)}, opts.Allocator)
 	if err != nil {
@@ -428,18 +429,23 @@ func openIPC(ctx context.Context, a Address, opts Options) (_ Source, err error)
 			return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "seek failed", Err: err}
 		}
 	}
-	if err := checkIPCSchema(f, a.Kind == KindArrowFile); err != nil {
+	// arrow-go sizes allocations from the metadata's vector counts before checking them:
+	// every message is checked first. A truncated stream is left to the reader, which
+	// returns the batches before the cut and then fails (coverage PARTIAL).
+	format := arrowfb.Stream
+	if a.Kind == KindArrowFile {
+		format = arrowfb.File
+	}
+	if err := arrowfb.Check(f, st.size, arrowfb.Options{Format: format, MaxDepth: maxNestedDepth, PartialTail: true}); err != nil {
 		return nil, &Error{Code: CodeCorrupt, Op: op, Source: a.String(), Detail: "not a readable Arrow IPC file or stream", Err: err}
 	}
 	s := &ipcSource{fileBase: fileBase{a: a, opts: opts, f: f, before: st}}
 	var sc *arrow.Schema
 	// No message metadata or body can be larger than the file: bounding both by its size
 	// keeps a damaged length from allocating more (arrow-go's defaults, 64 MiB and 256 MiB,
-	// would also reject valid batches above 256 MiB).
-	limit := int64(1)
-	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
-		limit = fi.Size()
-	}
+	// would also reject valid batches above 256 MiB). arrow-go's stream reader ignores the
+	// limits (v18.8.0); for streams the check above bounds every message instead.
+	limit := max(st.size, 1)
 	ipcOpts := []ipc.Option{ipc.WithAllocator(opts.Allocator), ipc.WithMetadataSizeLimit(limit), ipc.WithBodySizeLimit(limit)}
 	if a.Kind == KindArrowFile {
 		s.fr, err = ipc.NewFileReader(f, ipcOpts...)
@@ -615,284 +621,4 @@ func (s *ipcSource) finish() {
 func (s *ipcSource) Close() error {
 	s.closeReaders()
 	return s.closeFile("arrow close")
-}
-
-// arrow-go allocates by the vector lengths of an IPC schema's flatbuffer before it
-// checks them against the buffer, so a damaged length (a field count of 2^31) makes
-// it allocate without bound, which the runtime cannot recover from. checkIPCSchema
-// walks the schema flatbuffer first, with every offset and vector length bounded by
-// the bytes that hold it. It checks only what arrow-go would allocate from; anything
-// else it leaves to arrow-go, which reports it as an error.
-
-// fbuf is a bounds-checked view of one flatbuffer.
-type fbuf []byte
-
-func (b fbuf) u32(pos int) (int, bool) {
-	if pos < 0 || pos > len(b)-4 {
-		return 0, false
-	}
-	return int(binary.LittleEndian.Uint32(b[pos:])), true
-}
-
-func (b fbuf) u16(pos int) (int, bool) {
-	if pos < 0 || pos > len(b)-2 {
-		return 0, false
-	}
-	return int(binary.LittleEndian.Uint16(b[pos:])), true
-}
-
-// deref follows the unsigned offset stored at pos.
-func (b fbuf) deref(pos int) (int, bool) {
-	off, ok := b.u32(pos)
-	if !ok || off > len(b)-pos {
-		return 0, false
-	}
-	return pos + off, true
-}
-
-// field returns the position of field i of the table at tbl, 0 when absent.
-func (b fbuf) field(tbl, i int) (int, bool) {
-	so, ok := b.u32(tbl)
-	if !ok {
-		return 0, false
-	}
-	vt := tbl - int(int32(uint32(so)))
-	size, ok := b.u16(vt)
-	if !ok || size > len(b)-vt {
-		return 0, false
-	}
-	// flatbuffers reads a slot when its offset is below the vtable size, even when the
-	// size (odd) cuts the slot in half: do the same, so that no field arrow-go reads is
-	// left unchecked.
-	if 4+2*i >= size {
-		return 0, true
-	}
-	fo, ok := b.u16(vt + 4 + 2*i)
-	if !ok {
-		return 0, false
-	}
-	if fo == 0 {
-		return 0, true
-	}
-	return tbl + fo, tbl+fo <= len(b)
-}
-
-// vector returns the start and length of the vector of elem-byte elements that field
-// i of tbl refers to (n = 0 when the field is absent), checking it fits.
-func (b fbuf) vector(tbl, i, elem int) (start, n int, ok bool) {
-	p, ok := b.field(tbl, i)
-	if !ok || p == 0 {
-		return 0, 0, ok
-	}
-	v, ok := b.deref(p)
-	if !ok {
-		return 0, 0, false
-	}
-	n, ok = b.u32(v)
-	if !ok || n > (len(b)-v-4)/elem {
-		return 0, 0, false
-	}
-	return v + 4, n, true
-}
-
-// tables checks a vector of tables (field i of tbl) with check on each element.
-func (b fbuf) tables(tbl, i int, check func(t int) bool) bool {
-	start, n, ok := b.vector(tbl, i, 4)
-	if !ok {
-		return false
-	}
-	for k := 0; k < n; k++ {
-		t, ok := b.deref(start + 4*k)
-		if !ok || !check(t) {
-			return false
-		}
-	}
-	return true
-}
-
-// keyValues checks a custom_metadata vector: KeyValue tables of two strings.
-func (b fbuf) keyValues(tbl, i int) bool {
-	return b.tables(tbl, i, func(kv int) bool {
-		_, _, ok1 := b.vector(kv, 0, 1)
-		_, _, ok2 := b.vector(kv, 1, 1)
-		return ok1 && ok2
-	})
-}
-
-const fbUnion = 14 // Schema.fbs Type.Union
-
-// schemaOK checks a Schema table: fields (0 endianness, 1 fields, 2 custom_metadata,
-// 3 features).
-func (b fbuf) schemaOK(s int) bool {
-	_, _, ok := b.vector(s, 3, 8)
-	return ok && b.keyValues(s, 2) && b.tables(s, 1, func(f int) bool { return b.fieldOK(f, 0) })
-}
-
-// fieldOK checks a Field table: 0 name, 2 type_type, 3 type, 5 children,
-// 6 custom_metadata.
-func (b fbuf) fieldOK(f, depth int) bool {
-	if depth > maxNestedDepth {
-		return false
-	}
-	if _, _, ok := b.vector(f, 0, 1); !ok || !b.keyValues(f, 6) {
-		return false
-	}
-	if tp, ok := b.field(f, 2); !ok {
-		return false
-	} else if tp != 0 && tp < len(b) && b[tp] == fbUnion {
-		tt, ok := b.field(f, 3)
-		if !ok {
-			return false
-		}
-		if tt != 0 {
-			t, ok := b.deref(tt)
-			if !ok {
-				return false
-			}
-			if _, _, ok := b.vector(t, 1, 4); !ok { // Union.typeIds
-				return false
-			}
-		}
-	}
-	return b.tables(f, 5, func(c int) bool { return b.fieldOK(c, depth+1) })
-}
-
-// checkIPCSchema checks the schema flatbuffer of an IPC stream (the first message) or
-// file (the footer) before arrow-go decodes it. A layout it cannot locate is left to
-// arrow-go, which reports it.
-func checkIPCSchema(f *os.File, file bool) error {
-	st, err := f.Stat()
-	if err != nil {
-		return nil
-	}
-	size := st.Size()
-	read := func(off, n int64) fbuf {
-		if off < 0 || n <= 0 || n > size-off || n > 64<<20 {
-			return nil
-		}
-		b := make([]byte, n)
-		if _, err := f.ReadAt(b, off); err != nil {
-			return nil
-		}
-		return b
-	}
-	bad := func() error { return fmt.Errorf("the IPC schema's flatbuffer is malformed") }
-	if file {
-		// ... footer flatbuffer, int32 footer length, "ARROW1".
-		tail := read(size-10, 10)
-		if tail == nil || !bytes.Equal(tail[4:], ipcMagic) {
-			return nil
-		}
-		n := int64(int32(binary.LittleEndian.Uint32(tail)))
-		b := read(size-10-n, n)
-		if b == nil {
-			return nil
-		}
-		footer, ok := b.deref(0)
-		if !ok {
-			return bad()
-		}
-		// Footer: 1 schema, 2 dictionaries and 3 recordBatches (24-byte Blocks),
-		// 4 custom_metadata.
-		_, _, ok1 := b.vector(footer, 2, 24)
-		_, _, ok2 := b.vector(footer, 3, 24)
-		sp, ok3 := b.field(footer, 1)
-		if !ok1 || !ok2 || !ok3 || !b.keyValues(footer, 4) {
-			return bad()
-		}
-		if sp != 0 {
-			s, ok := b.deref(sp)
-			if !ok || !b.schemaOK(s) {
-				return bad()
-			}
-		}
-		return nil
-	}
-	return checkStreamSchema(size, read)
-}
-
-// checkParquetArrowSchema checks the ARROW:schema that arrow-go writers store in a Parquet
-// footer (base64 of an IPC stream's schema message) before pqarrow decodes it, decoding
-// the base64 as pqarrow does. Anything pqarrow itself rejects is left to it.
-func checkParquetArrowSchema(kv metadata.KeyValueMetadata) error {
-	if kv == nil {
-		return nil
-	}
-	v := kv.FindValue("ARROW:schema")
-	if v == nil {
-		return nil
-	}
-	var data []byte
-	var err error
-	if len(*v)%4 == 0 {
-		data, err = base64.StdEncoding.DecodeString(*v)
-	}
-	if len(data) == 0 || err != nil {
-		if data, err = base64.RawStdEncoding.DecodeString(*v); err != nil {
-			return nil
-		}
-	}
-	return checkStreamSchema(int64(len(data)), func(off, n int64) fbuf {
-		if off < 0 || n <= 0 || n > int64(len(data))-off {
-			return nil
-		}
-		return data[off : off+n]
-	})
-}
-
-// checkStreamSchema checks the message that begins an IPC stream of size bytes, whose
-// bytes read returns (nil when the range is not there or is larger than it reads): the
-// lengths arrow-go allocates before it can tell they are wrong (the metadata length and
-// the message's bodyLength) must fit in the stream, and a schema message's flatbuffer
-// must be within bounds.
-func checkStreamSchema(size int64, read func(off, n int64) fbuf) error {
-	bad := func() error { return fmt.Errorf("the IPC schema's flatbuffer is malformed") }
-	// Stream: [0xFFFFFFFF] int32 metadata length, Message flatbuffer, body.
-	head := read(0, 8)
-	if head == nil {
-		return nil
-	}
-	start, n := int64(4), int64(int32(binary.LittleEndian.Uint32(head)))
-	if binary.LittleEndian.Uint32(head) == 0xFFFFFFFF {
-		start, n = 8, int64(int32(binary.LittleEndian.Uint32(head[4:])))
-	}
-	if n >= 4 && n > size-start {
-		return fmt.Errorf("the first IPC message claims %d bytes of metadata, %d remain", n, size-start)
-	}
-	b := read(start, n)
-	if b == nil {
-		return nil
-	}
-	msg, ok := b.deref(0)
-	if !ok {
-		return bad()
-	}
-	// Message: 1 header_type (1 = Schema), 2 header, 3 bodyLength, 4 custom_metadata.
-	tp, ok := b.field(msg, 1)
-	if !ok || !b.keyValues(msg, 4) {
-		return bad()
-	}
-	bp, ok := b.field(msg, 3)
-	if !ok || (bp != 0 && bp > len(b)-8) {
-		return bad()
-	}
-	if bp != 0 {
-		if body := int64(binary.LittleEndian.Uint64(b[bp:])); body < 0 || body > size-start-n {
-			return fmt.Errorf("the first IPC message claims a %d-byte body, %d bytes remain", body, size-start-n)
-		}
-	}
-	if tp == 0 || tp >= len(b) || b[tp] != 1 {
-		return nil // not a schema message: arrow-go rejects it
-	}
-	hp, ok := b.field(msg, 2)
-	if !ok {
-		return bad()
-	}
-	if hp != 0 {
-		s, ok := b.deref(hp)
-		if !ok || !b.schemaOK(s) {
-			return bad()
-		}
-	}
-	return nil
 }

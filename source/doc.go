@@ -192,7 +192,11 @@
 // failures of their rows (row numbers count from 1 in file order) and the
 // rows are dropped; text inside nested values is not screened here (the
 // canonical encoder rejects it). A damaged file fails with PW_SOURCE_CORRUPT;
-// panics of the third-party readers are recovered into that error.
+// panics of the third-party readers are recovered into that error. Before arrow-go
+// decodes them, the flatbuffer metadata of every IPC message (and an IPC file's footer)
+// and a Parquet footer's ARROW:schema are bounds-checked (internal/arrowfb), so damaged
+// metadata fails Open instead of making the reader allocate without bound; an IPC stream
+// cut short is still read up to the cut.
 // MetaSourceType is the Parquet "PHYSICAL/Logical" type ("group/List",
 // "group/Map", "group/None" for nested columns) or the IPC TypeName; the
 // reader's own field metadata is kept. Field nullability is the file's.

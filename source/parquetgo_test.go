@@ -30,6 +30,7 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/pipewhy/pipewhy/internal/hugemem"
+	"github.com/pipewhy/pipewhy/internal/testenv"
 )
 
 // pgType is one Arrow type the differential test writes, and whether the
@@ -1110,7 +1111,7 @@ func TestRowGroupBuffersAdvised(t *testing.T) {
 	b.reset(pgInt64, 1<<20, 0)
 	advised, err := hugemem.Advised(b.i64)
 	if errors.Is(err, hugemem.ErrUnobservable) {
-		t.Skipf("%v", err)
+		testenv.Missing(t, testenv.HugePages, "%v", err)
 	}
 	if err != nil || !advised {
 		t.Fatalf("an 8 MB column buffer is not advised for huge pages (%v)", err)

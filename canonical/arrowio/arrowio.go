@@ -6,7 +6,10 @@
 // arrow-go's readers can panic on corrupt input (out-of-range buffer slicing while a
 // batch is assembled). Every call into a reader is made behind a recover boundary here,
 // and a panic becomes a GF_CANONICAL_ENCODING error, so malformed files are errors, never
-// crashes. The canonical encoder has the same boundary around its array access.
+// crashes. The canonical encoder has the same boundary around its array access. What a
+// recover cannot catch, an allocation sized by a damaged metadata count, is prevented by
+// checking every IPC message's flatbuffer metadata and a Parquet footer's ARROW:schema
+// first (internal/arrowfb).
 package arrowio
 
 import (
@@ -25,6 +28,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/pipewhy/pipewhy/canonical"
+	"github.com/pipewhy/pipewhy/internal/arrowfb"
 )
 
 // Format is a file format this package reads.
@@ -77,7 +81,13 @@ func New(r io.ReaderAt, size int64, ext string, mem memory.Allocator) (*File, er
 	f := &File{r: r, size: size, mem: mem, Format: detect(r, size, ext)}
 	var err error
 	if f.Format != Parquet {
-		if err := guard("check ipc metadata", func() error { return checkIPC(r, size, f.Format) }); err != nil {
+		format := arrowfb.Stream
+		if f.Format == ArrowFile {
+			format = arrowfb.File
+		}
+		if err := guard("check ipc metadata", func() error {
+			return arrowfb.Check(r, size, arrowfb.Options{Format: format, MaxDepth: maxFieldDepth})
+		}); err != nil {
 			return nil, err
 		}
 	}
@@ -89,6 +99,12 @@ func New(r io.ReaderAt, size int64, ext string, mem memory.Allocator) (*File, er
 				return err
 			}
 			defer pr.Close()
+			// pqarrow decodes the stored Arrow schema without bounds on its flatbuffer.
+			if v := pr.MetaData().KeyValueMetadata().FindValue(arrowfb.ParquetSchemaKey); v != nil {
+				if err := arrowfb.CheckParquetSchema(*v, arrowfb.Options{MaxDepth: maxFieldDepth}); err != nil {
+					return err
+				}
+			}
 			fr, err := pqarrow.NewFileReader(pr, pqarrow.ArrowReadProperties{BatchSize: 64 << 10}, mem)
 			if err != nil {
 				return err
@@ -126,8 +142,15 @@ func New(r io.ReaderAt, size int64, ext string, mem memory.Allocator) (*File, er
 	return f, nil
 }
 
+// maxFieldDepth bounds field nesting in IPC metadata (a schema's own fields are at depth
+// 0): a map is two field levels per container level, and canonicalisation rejects more
+// than MaxDepth containers anyway.
+const maxFieldDepth = 2*canonical.MaxDepth + 3
+
 // ipcOptions bound the IPC reader by the file: a message's metadata and body are bytes of
 // the file, so neither can be longer than it (the reader allocates them before reading).
+// arrow-go's stream reader ignores the two limits (v18.8.0): for streams, arrowfb.Check's
+// walk of every message is what bounds them.
 func (f *File) ipcOptions() []ipc.Option {
 	limit := max(f.size, 8)
 	return []ipc.Option{ipc.WithAllocator(f.mem), ipc.WithMetadataSizeLimit(min(limit, 64<<20)), ipc.WithBodySizeLimit(limit)}

@@ -26,6 +26,7 @@ import (
 	mysqldriver "github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/pipewhy/pipewhy/internal/testenv"
 	pwmysql "github.com/pipewhy/pipewhy/source/mysql"
 )
 
@@ -477,19 +478,12 @@ func TestComparePartialCoverage(t *testing.T) {
 // unless PIPEWHY_REQUIRE_SERVICES=1 (CI), where it fails (source/postgres's pattern).
 func cmpPostgres(t *testing.T) (*pgconn.PgConn, string, string) {
 	t.Helper()
-	dsn := os.Getenv("PIPEWHY_TEST_POSTGRES_DSN")
-	if dsn == "" {
-		dsn = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-	}
+	dsn := testenv.PostgresDSN()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	conn, err := pgconn.Connect(ctx, dsn)
 	if err != nil {
-		msg := "PostgreSQL server not reachable (set PIPEWHY_TEST_POSTGRES_DSN)"
-		if os.Getenv("PIPEWHY_REQUIRE_SERVICES") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		testenv.Missing(t, testenv.Services, "PostgreSQL server not reachable (set PIPEWHY_TEST_POSTGRES_DSN)")
 	}
 	var b [6]byte
 	rand.Read(b[:])
@@ -514,10 +508,7 @@ func pgExec(t *testing.T, conn *pgconn.PgConn, sql string) {
 // the test is skipped, unless PIPEWHY_REQUIRE_SERVICES=1 (source/mysql's pattern).
 func cmpMariaDB(t *testing.T) (*sql.DB, string) {
 	t.Helper()
-	raw := os.Getenv("PIPEWHY_TEST_MYSQL_DSN")
-	if raw == "" {
-		raw = "mysql://root@127.0.0.1:3306/test"
-	}
+	raw := testenv.MySQLAddress()
 	a, err := pwmysql.ParseAddress(raw)
 	if err != nil {
 		t.Fatalf("PIPEWHY_TEST_MYSQL_DSN: %v", err)
@@ -535,11 +526,7 @@ func cmpMariaDB(t *testing.T) (*sql.DB, string) {
 	defer cancel()
 	if err := boot.PingContext(ctx); err != nil {
 		boot.Close()
-		msg := "no MySQL/MariaDB server at " + a.String() + " (set PIPEWHY_TEST_MYSQL_DSN)"
-		if os.Getenv("PIPEWHY_REQUIRE_SERVICES") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		testenv.Missing(t, testenv.Services, "no MySQL/MariaDB server at %s (set PIPEWHY_TEST_MYSQL_DSN)", a)
 	}
 	var b [6]byte
 	rand.Read(b[:])

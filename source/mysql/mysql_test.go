@@ -12,6 +12,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/pipewhy/pipewhy/internal/testenv"
 	"github.com/pipewhy/pipewhy/source"
 )
 
@@ -351,14 +352,14 @@ func TestOddNamesAndSocket(t *testing.T) {
 	}
 	var sock string
 	if err := s.admin.QueryRow("SELECT @@socket").Scan(&sock); err != nil || sock == "" {
-		t.Skipf("server reports no socket: %v", err)
+		testenv.Missing(t, testenv.Services, "the server reports no socket: %v", err)
 	}
 	a := s.table("we`ird ü")
 	a.Host, a.Port, a.Socket = "", 0, sock
 	src, err := OpenAddress(context.Background(), a, source.Options{})
 	if err != nil {
 		if s.addr.Host != "127.0.0.1" && s.addr.Host != "localhost" {
-			t.Skipf("socket %s belongs to another host: %v", sock, err)
+			testenv.Missing(t, testenv.Services, "a local server (the socket %s belongs to another host): %v", sock, err)
 		}
 		t.Fatalf("socket: %v", err)
 	}

@@ -6,19 +6,16 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"errors"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	driver "github.com/go-sql-driver/mysql"
 
+	"github.com/pipewhy/pipewhy/internal/testenv"
 	"github.com/pipewhy/pipewhy/source"
 	"github.com/pipewhy/pipewhy/source/sourcetest"
 )
-
-// defaultTestAddress is the local server of the development machine.
-const defaultTestAddress = "mysql://root@127.0.0.1:3306/test"
 
 // testServer is a reachable server with a fresh database for one test.
 type testServer struct {
@@ -33,20 +30,13 @@ type testServer struct {
 // PIPEWHY_REQUIRE_SERVICES=1, where it fails.
 func newServer(t testing.TB) *testServer {
 	t.Helper()
-	raw := os.Getenv("PIPEWHY_TEST_MYSQL_DSN")
-	if raw == "" {
-		raw = defaultTestAddress
-	}
-	a, err := ParseAddress(raw)
+	a, err := ParseAddress(testenv.MySQLAddress())
 	if err != nil {
 		t.Fatalf("PIPEWHY_TEST_MYSQL_DSN: %v", err)
 	}
 	a.Timeout = 3 * time.Second
 	unavailable := func(err error) {
-		if os.Getenv("PIPEWHY_REQUIRE_SERVICES") == "1" {
-			t.Fatalf("MySQL/MariaDB server %s required (PIPEWHY_REQUIRE_SERVICES=1) but not reachable: %v", a, a.scrub(err))
-		}
-		t.Skipf("no MySQL/MariaDB server at %s (set PIPEWHY_TEST_MYSQL_DSN): %v", a, a.scrub(err))
+		testenv.Missing(t, testenv.Services, "no MySQL/MariaDB server at %s (set PIPEWHY_TEST_MYSQL_DSN): %v", a, a.scrub(err))
 	}
 	boot, err := openPool(a)
 	if err != nil {

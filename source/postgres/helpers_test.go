@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -13,20 +12,14 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/pipewhy/pipewhy/internal/testenv"
 	"github.com/pipewhy/pipewhy/source"
 	"github.com/pipewhy/pipewhy/source/sourcetest"
 )
 
-const defaultDSN = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-
 // testDSN is the server under test: PIPEWHY_TEST_POSTGRES_DSN, or the local
 // default.
-func testDSN() string {
-	if d := os.Getenv("PIPEWHY_TEST_POSTGRES_DSN"); d != "" {
-		return d
-	}
-	return defaultDSN
-}
+func testDSN() string { return testenv.PostgresDSN() }
 
 // server connects for test setup. Without a reachable server the test is
 // skipped, unless PIPEWHY_REQUIRE_SERVICES=1 (CI), where it fails.
@@ -36,11 +29,7 @@ func server(t testing.TB) *pgconn.PgConn {
 	defer cancel()
 	conn, err := pgconn.Connect(ctx, testDSN())
 	if err != nil {
-		msg := "PostgreSQL server not reachable (set PIPEWHY_TEST_POSTGRES_DSN): " + scrub(err, password(testDSN())).Error()
-		if os.Getenv("PIPEWHY_REQUIRE_SERVICES") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		testenv.Missing(t, testenv.Services, "PostgreSQL server not reachable (set PIPEWHY_TEST_POSTGRES_DSN): %v", scrub(err, password(testDSN())))
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
 	return conn

@@ -2,7 +2,7 @@
 """Writes pipewhy-canonical-v1.json: PipeWhy's own graphforge-canonical/1 vectors.
 
 Every canonical payload below is spelled out BY HAND from the contract text
-(seeds/001_a753aef31cef2db2.txt) and contracts/graphforge-vectors-json.md, piece by
+(docs/contracts/graphforge-canonical-1.md) and docs/contracts/graphforge-vectors-json.md, piece by
 piece with the contract's grammar as comments. This script shares no code with the Go
 implementation it tests: its only helpers are the contract's primitive encodings
 (big-endian integers, a text item = u64 length + UTF-8 bytes). It then wraps each payload
