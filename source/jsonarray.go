@@ -94,15 +94,8 @@ func (a *arrayScanner) skipSpace() (c byte, eof bool, err error) {
 		case ' ', '\t', '\r', '\n':
 			continue
 		}
-		a.unread(c)
+		_ = a.r.UnreadByte() // follows a successful ReadByte; c is no newline
 		return c, false, nil
-	}
-}
-
-func (a *arrayScanner) unread(c byte) {
-	_ = a.r.UnreadByte() // always follows a successful ReadByte
-	if c == '\n' {
-		a.line--
 	}
 }
 

@@ -368,7 +368,7 @@ type jsonlSource struct {
 	f        *os.File
 	before   fileState
 	rd       jsonRecords
-	array    bool           // a JSON array (KindJSON), not JSON lines
+	arr      *arrayScanner  // rd of a JSON array (KindJSON); nil for JSON lines
 	names    []string       // every known column, in schema declaration order
 	index    map[string]int // name → position in names
 	cols     []csvCol
@@ -419,7 +419,7 @@ func openJSONL(ctx context.Context, a Address, opts Options) (_ Source, err erro
 			f.Close()
 		}
 	}()
-	s := &jsonlSource{a: a, opts: opts, f: f, before: st, index: map[string]int{}, array: a.Kind == KindJSON}
+	s := &jsonlSource{a: a, opts: opts, f: f, before: st, index: map[string]int{}}
 	var types []colType
 	mode := "schema=explicit"
 	if len(opts.Columns) > 0 {
@@ -455,6 +455,7 @@ func openJSONL(ctx context.Context, a Address, opts Options) (_ Source, err erro
 	if s.rd, err = newRecords(a, f, opts.MaxLineBytes); err != nil {
 		return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "seek failed", Err: err}
 	}
+	s.arr, _ = s.rd.(*arrayScanner)
 	s.schema = arrow.NewSchema(fields, nil)
 	s.rb = array.NewRecordBuilder(opts.Allocator, s.schema)
 	s.cells = make([]cell, len(s.names))
@@ -482,22 +483,11 @@ type jinfer struct {
 	intDigits, scale                int  // the most integer digits and fraction digits of the numbers as decimals
 }
 
-// inferJSON reads every record once and types each column (first-appearance order)
-// from the JSON kinds its values have, nulls aside:
-//
-//   - only strings, or only nulls: text;
-//   - strings mixed with numbers or booleans: text, each number or boolean as its literal
-//     (the "literal" result, recorded in the evidence);
-//   - only booleans: bool;
-//   - only integer literals: int64 when all fit, else uint64 when all are nonnegative and
-//     fit; else, like numbers with a fraction or exponent, decimal(P,S): S the most
-//     fraction digits any value needs, P-S the most integer digits, P at most 76;
-//   - booleans mixed with numbers, numbers needing more than 76 digits, nested objects
-//     or arrays: Open fails naming the column.
-//
-// Nothing is rounded: every value is exact in its column's type. Excluded columns are
-// named but not typed, so a column that cannot be typed can be excluded. Records that do
-// not parse are skipped here; the read counts them as failures.
+// inferJSON reads every record once and types each column (first-appearance order) by
+// the rules of doc.go's Type mapping; literal marks the text columns that also take
+// numbers and booleans as their literals. Excluded columns are named but not typed, so a
+// column that cannot be typed can be excluded. Records that do not parse are skipped
+// here; the read counts them as failures.
 func inferJSON(ctx context.Context, a Address, f *os.File, opts Options) ([]string, []colType, []bool, error) {
 	op := string(a.Kind) + " infer"
 	rd, err := newRecords(a, f, opts.MaxLineBytes)
@@ -650,9 +640,8 @@ func (s *jsonlSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	for rows < s.opts.BatchSize {
 		line, tooLong, ok, err := s.rd.next()
 		if err != nil {
-			e := structureFailure(op, s.a, err)
-			fatal = e
-			f := Failure{Code: e.Code, Detail: "reading stopped: read failed"}
+			fatal = structureFailure(op, s.a, err)
+			f := Failure{Code: CodeIO, Detail: "reading stopped: read failed"}
 			var se *structureError
 			if errors.As(err, &se) {
 				f = Failure{Code: se.code, Line: se.line, Detail: "reading stopped: " + se.detail}
@@ -684,15 +673,15 @@ func (s *jsonlSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 // failLine counts the current record as failed. An array element's failure names the
 // element's 1-based position too: a whole array often sits on one line.
 func (s *jsonlSource) failLine(code Code, col, detail string) bool {
-	if as, ok := s.rd.(*arrayScanner); ok {
-		detail = "array element " + strconv.FormatUint(as.elements, 10) + ": " + detail
+	if s.arr != nil {
+		detail = "array element " + strconv.FormatUint(s.arr.elements, 10) + ": " + detail
 	}
 	s.t.Fail(Failure{Code: code, Line: s.rd.where(), Column: col, Detail: detail}, true)
 	return false
 }
 
 func (s *jsonlSource) parseLine(line []byte, tooLong bool) bool {
-	if s.array {
+	if s.arr != nil {
 		switch {
 		case tooLong:
 			return s.failLine(CodeLimit, "", "longer than MaxLineBytes")
@@ -892,4 +881,3 @@ func (s *jsonlSource) Close() error {
 	return nil
 }
 
-var _ = errors.New
