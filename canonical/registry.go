@@ -38,19 +38,12 @@ type MetadataRegistry struct {
 // contract lists, plus four keys that registry classifies as semantic: the random-number
 // generator's version and derivation, the valid-time policy and base_snapshot_unchanged.
 func StandardResultRegistry() MetadataRegistry {
-	return MetadataRegistry{Semantic: []string{
-		"graphforge.algorithm",
-		"graphforge.algorithm_version",
-		"graphforge.algorithm_schema_version",
-		"graphforge.verb",
-		"graphforge.search_schema_version",
-		"graphforge.dimensions",
-		"graphforge.seed",
+	return MetadataRegistry{Semantic: append(slices.Clone(ResultContractKeys),
 		"graphforge.rng_version",
 		"graphforge.rng_derivation",
 		"graphforge.valid_time.policy",
 		"graphforge.base_snapshot_unchanged",
-	}}
+	)}
 }
 
 // DefaultOptions returns the declarations of domain d's owning registry when the caller

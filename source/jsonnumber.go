@@ -143,10 +143,6 @@ func (t *colType) parseJSONDecimal(lit []byte, c *cell) (Code, string) {
 	if n.neg {
 		v.Neg(v)
 	}
-	if t.prec <= 38 {
-		c.d128 = decimal128.FromBigInt(v)
-	} else {
-		c.d256 = decimal256.FromBigInt(v)
-	}
+	t.setDecimal(c, v)
 	return "", ""
 }
