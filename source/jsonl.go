@@ -880,4 +880,3 @@ func (s *jsonlSource) Close() error {
 	}
 	return nil
 }
-
