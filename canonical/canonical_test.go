@@ -322,7 +322,7 @@ func TestSchemaOptions(t *testing.T) {
 	if _, err := canonical.SchemaBytes(schema, nil); canonical.CodeOf(err) != canonical.CodeEncoding {
 		t.Errorf("undeclared result-contract keys must be rejected: %v", err)
 	}
-	got, err := canonical.SchemaBytes(schema, &canonical.Options{DeclaredKeys: []string{"graphforge.algorithm", "graphforge.seed"}})
+	got, err := canonical.SchemaBytes(schema, &canonical.Options{Metadata: canonical.MetadataRegistry{Semantic: []string{"graphforge.algorithm", "graphforge.seed"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +332,7 @@ func TestSchemaOptions(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("schema\n got %x\nwant %x", got, want)
 	}
-	if err := (&canonical.Options{DeclaredKeys: []string{"graphforge.query_id"}}).Validate(); err == nil {
+	if err := (&canonical.Options{Metadata: canonical.MetadataRegistry{Semantic: []string{"graphforge.query_id"}}}).Validate(); err == nil {
 		t.Error("a volatile key cannot be declared")
 	}
 }

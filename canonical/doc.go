@@ -28,14 +28,20 @@
 //	field    = text name, u8 nullable (00|01), data_type, metadata
 //	metadata = u32 entry_count, (text key, text value)[entry_count] sorted by raw key bytes
 //
-// Metadata filtering: keys beginning "graphforge.contract." participate; the
-// result-contract keys (ResultContractKeys) participate when Options.DeclaredKeys
-// declares them and are rejected otherwise; graphforge.query_id, ontology_mode and
-// ontology_version are excluded as volatile; any other "graphforge." key is rejected;
-// everything else (producer, writer, comments, ARROW:extension:*) is excluded. Duplicate
-// keys are rejected, invalid UTF-8 is GF_CANONICAL_UTF8. Child fields (list item,
-// struct children, map key and value) use the same field grammar; the map key field is
-// always written non-nullable and the entries struct is not encoded.
+// Metadata filtering: keys beginning "graphforge.contract." participate;
+// graphforge.query_id, ontology_mode and ontology_version are excluded as volatile; the
+// owning registry (Options.Metadata, a MetadataRegistry) classifies the other graphforge.*
+// keys: its semantic keys participate, its volatile keys are excluded. A result-contract
+// key (ResultContractKeys) the registry does not declare, and any other unclassified
+// "graphforge." key, is rejected (GF_CANONICAL_ENCODING); everything else (producer,
+// writer, comments, ARROW:extension:*) is excluded. The default registry of
+// graphforge/arrow-result is GraphForge's standard result registry
+// (StandardResultRegistry: the seven result-contract keys and four more its engine writes,
+// taken from GraphForge's own source); other domains declare nothing by default
+// (DefaultOptions). Duplicate keys are rejected, invalid UTF-8 is GF_CANONICAL_UTF8.
+// Child fields (list item, struct children, map key and value) use the same field
+// grammar; the map key field is always written non-nullable and the entries struct is not
+// encoded.
 //
 // # Data-type tags
 //

@@ -13,11 +13,12 @@ import (
 
 // Options carries what the owning schema registry declares. The zero Options declares
 // nothing: no result-contract metadata key participates (so one that is present is
-// rejected) and no extension type is registered (so every extension is rejected).
+// rejected), every other graphforge.* key outside graphforge.contract.* is rejected, and
+// no extension type is registered (so every extension is rejected). DefaultOptions gives
+// a domain's default owning registry.
 type Options struct {
-	// DeclaredKeys are the result-contract metadata keys (of ResultContractKeys) that the
-	// owning schema declares; they participate in the schema bytes when present.
-	DeclaredKeys []string
+	// Metadata classifies graphforge.* metadata keys as the owning registry does.
+	Metadata MetadataRegistry
 	// Extensions are the entries of the closed GraphForge extension registry. The
 	// contract publishes no entry, so PipeWhy registers none by default.
 	Extensions []Extension
@@ -31,7 +32,8 @@ type Extension struct {
 }
 
 // ResultContractKeys are the existing result-contract metadata keys that participate when
-// the owning schema registry declares them.
+// the owning schema registry declares them (MetadataRegistry.Semantic), as the contract
+// lists them.
 var ResultContractKeys = []string{
 	"graphforge.algorithm",
 	"graphforge.algorithm_version",
@@ -42,7 +44,8 @@ var ResultContractKeys = []string{
 	"graphforge.seed",
 }
 
-// VolatileKeys are graphforge.* metadata keys that are classified volatile and excluded.
+// VolatileKeys are the graphforge.* metadata keys the contract classifies volatile: they
+// are always excluded.
 var VolatileKeys = []string{
 	"graphforge.query_id",
 	"graphforge.ontology_mode",
@@ -56,13 +59,11 @@ const (
 	extMetadataKey   = "ARROW:extension:metadata"
 )
 
-// Validate checks that every declared key is a result-contract key and every extension is
-// itself canonicalisable.
+// Validate checks the metadata registry (MetadataRegistry.Validate) and that every
+// extension is itself canonicalisable.
 func (o *Options) Validate() error {
-	for _, k := range o.DeclaredKeys {
-		if !contains(ResultContractKeys, k) {
-			return &Error{Code: CodeEncoding, Op: "options declared key"}
-		}
+	if err := o.Metadata.Validate(); err != nil {
+		return err
 	}
 	for i, x := range o.Extensions {
 		if x.Storage == nil || x.Name == "" {
@@ -203,15 +204,14 @@ func (c *compiler) appendMetadata(dst []byte, md *arrow.Metadata, path string) (
 			return dst, errAt(CodeUTF8, mpath)
 		}
 		switch {
-		case strings.HasPrefix(k, contractPrefix):
+		case strings.HasPrefix(k, contractPrefix), contains(c.opts.Metadata.Semantic, k):
 			keep = append(keep, i)
-		case contains(ResultContractKeys, k):
-			if !contains(c.opts.DeclaredKeys, k) {
-				return dst, errAt(CodeEncoding, mpath+" undeclared result-contract key")
-			}
-			keep = append(keep, i)
-		case contains(VolatileKeys, k):
+		case contains(VolatileKeys, k), contains(c.opts.Metadata.Volatile, k):
 			// excluded: volatile
+		case contains(ResultContractKeys, k):
+			// The key is one of the contract's fixed list, so naming it reveals nothing
+			// of the data and tells the user which declaration is missing.
+			return dst, errAt(CodeEncoding, mpath+" undeclared result-contract key "+k)
 		case strings.HasPrefix(k, graphforgePrefix):
 			return dst, errAt(CodeEncoding, mpath+" unknown graphforge key")
 		default:

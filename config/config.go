@@ -72,6 +72,8 @@ type Scan struct {
 	Infer        *bool    `yaml:"infer"`
 	Null         *string  `yaml:"csv_null"`
 	AllowPartial *bool    `yaml:"allow_partial"`
+	// MissingAsNull reads a member absent from a JSON record as null.
+	MissingAsNull *bool `yaml:"json_missing_as_null"`
 }
 
 // File is a loaded pipewhy.yaml.
@@ -251,6 +253,9 @@ func Merge(s, base Scan) Scan {
 	if s.AllowPartial == nil {
 		s.AllowPartial = base.AllowPartial
 	}
+	if s.MissingAsNull == nil {
+		s.MissingAsNull = base.MissingAsNull
+	}
 	return s
 }
 
@@ -299,7 +304,7 @@ func validate(s Scan) string {
 }
 
 // fileKinds are the address prefixes whose rest is a file path.
-var fileKinds = []string{"csv", "jsonl", "parquet", "arrow-file", "arrow-stream", "sqlite", "duckdb"}
+var fileKinds = []string{"csv", "jsonl", "json", "parquet", "arrow-file", "arrow-stream", "sqlite", "duckdb"}
 
 // resolve makes the relative file paths of s relative to dir.
 func resolve(dir string, s Scan) Scan {

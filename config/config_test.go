@@ -89,12 +89,12 @@ func TestResolveAddress(t *testing.T) {
 func TestMerge(t *testing.T) {
 	tr, fa := true, false
 	base := Scan{Address: "b", Query: "q", Name: "n", Resolution: "record", Key: []string{"k"}, Profile: "logical-v1",
-		Exclude: []string{"x"}, Schema: "s.json", Infer: &tr, Null: new(string), AllowPartial: &tr}
+		Exclude: []string{"x"}, Schema: "s.json", Infer: &tr, Null: new(string), AllowPartial: &tr, MissingAsNull: &tr}
 	if got := Merge(Scan{}, base); !reflect.DeepEqual(got, base) {
 		t.Fatalf("an empty entry takes every base setting: %+v", got)
 	}
 	top := Scan{Address: "a", Query: "q2", Name: "m", Resolution: "value", Key: []string{"id"}, Profile: "strict-v1",
-		Exclude: []string{}, Schema: "t.json", Infer: &fa, Null: &[]string{"NA"}[0], AllowPartial: &fa}
+		Exclude: []string{}, Schema: "t.json", Infer: &fa, Null: &[]string{"NA"}[0], AllowPartial: &fa, MissingAsNull: &fa}
 	if got := Merge(top, base); !reflect.DeepEqual(got, top) {
 		t.Fatalf("every set field wins: %+v", got)
 	}

@@ -24,8 +24,8 @@ How each database adapter maps its engine's column types to Arrow, and so to C2 
 The authoritative text is each adapter's package documentation (` + "`source/<adapter>/doc.go`" + `);
 this page copies its "Type mapping" section verbatim, and ` + "`internal/docs_test.go`" + ` fails when
 the two drift apart (regenerate with ` + "`go test ./internal -run TestSourceTypeDocs -update`" + `).
-File adapters (CSV, JSON lines, Parquet, Arrow IPC, SQLite) are described in
-` + "`source/doc.go`" + `. Arrow types then map to C2 as ` + "`normalize/columnar/doc.go`" + ` and
+File adapters (CSV, JSON lines, JSON arrays, Parquet, Arrow IPC, SQLite) are described in
+` + "`source/doc.go`" + `, whose JSON type inference is copied below too. Arrow types then map to C2 as ` + "`normalize/columnar/doc.go`" + ` and
 ` + "`docs/contracts/C2-extensions.md`" + ` say; which representations compare equal across engines
 under strict-v1 and logical-v1 is in ` + "`docs/compare.md`" + `.
 `
@@ -68,6 +68,7 @@ func TestSourceTypeDocs(t *testing.T) {
 		{"PostgreSQL", "source/postgres/doc.go"},
 		{"MariaDB / MySQL", "source/mysql/doc.go"},
 		{"DuckDB", "source/duckdb/doc.go"},
+		{"JSON lines and JSON arrays", "source/doc.go"},
 	} {
 		b.WriteString("\n## " + s.title + " (`" + s.path + "`)\n\n```text\n")
 		b.WriteString(typeMapping(t, filepath.Join("..", s.path)))

@@ -355,7 +355,7 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 		if len(reasons) > 0 {
 			first = ": " + reasons[0]
 		}
-		return nil, &Error{Code: CodeCoverage, Op: "read", Msg: fmt.Sprintf("coverage %s, %d records failed to read%s (nothing published; --allow-partial publishes partial scans)", cov.Status, cov.FailedRecords, first)}
+		return nil, &Error{Code: CodeCoverage, Op: "read", Msg: fmt.Sprintf("coverage %s, %d records failed to read%s (nothing published; %s)", cov.Status, cov.FailedRecords, first, partialHint(cov))}
 	}
 	if cov.Returned != fr.State.Count() {
 		return nil, &Error{Code: CodeInternal, Op: "read", Msg: "returned records differ from fingerprinted records"}
@@ -463,6 +463,23 @@ func encodeError(err error, firstRow uint64) error {
 		return &Error{Code: CodeEncode, Op: "encode", Msg: fmt.Sprintf("row %d column %q", firstRow+uint64(ce.Row), ce.Name), Err: err}
 	}
 	return &Error{Code: CodeEncode, Op: "encode", Msg: "C2 encoding", Err: err}
+}
+
+// partialHint says what --allow-partial would publish. It suggests the flag only when most
+// records were read: when at least as many failed as were read, a partial snapshot would
+// not stand for the source (a file read with the wrong format yields one record or none),
+// and the first failure is the thing to fix.
+func partialHint(cov source.Coverage) string {
+	hint := fmt.Sprintf("%d of %d records read: a partial scan would not stand for the source, fix the first failure", cov.Returned, cov.Returned+cov.FailedRecords)
+	if cov.Returned > cov.FailedRecords {
+		hint = "--allow-partial publishes partial scans"
+	}
+	for _, f := range cov.Failures {
+		if f.Code == source.CodeMissing {
+			return hint + "; --missing-as-null reads absent JSON members as null"
+		}
+	}
+	return hint
 }
 
 func scope(excluded []string) string {

@@ -73,6 +73,8 @@ func benchData(b *testing.B) string {
 		defer rec.Release()
 		writeFile(b, benchDir, "b.csv", []byte(csv.String()))
 		writeFile(b, benchDir, "b.jsonl", []byte(jl.String()))
+		// The same records as one JSON array, one element per line.
+		writeFile(b, benchDir, "b.json", []byte("["+strings.ReplaceAll(strings.TrimSuffix(jl.String(), "\n"), "\n", ",\n")+"]\n"))
 		writeParquet(b, filepath.Join(benchDir, "b.parquet"), rec, 1<<17)
 		writeIPC(b, filepath.Join(benchDir, "b.arrow"), rec, false, 1<<16)
 		writeIPC(b, filepath.Join(benchDir, "b.arrows"), rec, true, 1<<16)
@@ -189,7 +191,8 @@ func BenchmarkReadCSVScanShape(b *testing.B) {
 	benchReadCPU(b, "shape.csv", Options{Columns: []Column{{"id", "int64"}, {"qty", "int64"}, {"price", "float64"}, {"name", "text"}, {"at", "timestamp(us)"}}})
 }
 
-func BenchmarkReadJSONL(b *testing.B)       { benchRead(b, "b.jsonl", Options{Columns: benchColumns}) }
+func BenchmarkReadJSONL(b *testing.B)       { benchReadCPU(b, "b.jsonl", Options{Columns: benchColumns}) }
+func BenchmarkReadJSONArray(b *testing.B)   { benchReadCPU(b, "b.json", Options{Columns: benchColumns}) }
 func BenchmarkReadParquet(b *testing.B)     { benchRead(b, "b.parquet", Options{}) }
 func BenchmarkReadArrowFile(b *testing.B)   { benchRead(b, "b.arrow", Options{}) }
 func BenchmarkReadArrowStream(b *testing.B) { benchRead(b, "b.arrows", Options{}) }

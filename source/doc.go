@@ -1,4 +1,4 @@
-// Package source reads datasets (CSV, JSON lines, Parquet, Arrow IPC files
+// Package source reads datasets (CSV, JSON lines, JSON arrays, Parquet, Arrow IPC files
 // and streams, SQLite tables and queries) as streams of Arrow record
 // batches, with the evidence a snapshot needs: where the data came from,
 // which state of it was read, every decision that shaped the values, and
@@ -14,11 +14,12 @@
 //
 //	PATH.csv                        CSV
 //	PATH.jsonl, PATH.ndjson         JSON lines
+//	PATH.json                       a JSON document whose top-level value is an array of objects
 //	PATH.parquet                    Parquet
 //	PATH.arrow, PATH.feather        Arrow IPC file format
 //	PATH.arrows                     Arrow IPC stream format
 //	PATH.ipc                        Arrow IPC (KindArrowAuto): file or stream by the magic "ARROW1" at offset 0
-//	csv:PATH, jsonl:PATH, parquet:PATH, arrow-file:PATH, arrow-stream:PATH
+//	csv:PATH, jsonl:PATH, json:PATH, parquet:PATH, arrow-file:PATH, arrow-stream:PATH
 //	sqlite:PATH#TABLE               a SQLite table or view
 //	PATH.db#TABLE, PATH.sqlite#TABLE, PATH.sqlite3#TABLE
 //	sqlite:PATH                     with Options.Query, a SELECT
@@ -43,7 +44,7 @@
 // # Coverage
 //
 // Coverage follows C5 PW-07.01. Expected is the number of records the
-// source holds: the records seen in a full read of a CSV or JSON lines file
+// source holds: the records seen in a full read of a CSV, JSON lines or JSON file
 // (good plus failed), the Parquet footer's row count, the sum of the batch
 // lengths of an IPC file or stream read to its end, and a COUNT(*) in the
 // same SQLite transaction as the rows. Returned counts rows handed out.
@@ -117,26 +118,67 @@
 // failed record no longer leaves room for a later one in its batch. At most
 // about 2×(GOMAXPROCS+2) batches, and no more than 2 Mi rows, are in flight.
 //
-// # JSON lines
+// # JSON lines and JSON arrays
 //
-// Each line is one flat JSON object (RFC 8259), parsed by this package so
-// that numbers stay exact literals, duplicate members, lone surrogate
-// escapes and invalid UTF-8 are detected (never replaced by U+FFFD). A final
-// line without newline is accepted; "\r\n" is accepted; a blank line is a
-// failure. With Columns, members map by name: JSON numbers feed integer,
-// float and decimal columns (integer columns reject fractions and
-// exponents), strings feed text, bytes, decimal and timestamp columns,
-// booleans feed bool; anything else is PW_SOURCE_TYPE. A member not in the
-// schema is PW_SOURCE_EXTRA, a missing one PW_SOURCE_MISSING unless
-// MissingAsNull (recorded), a repeated one PW_SOURCE_DUPLICATE, a nested
-// object or array PW_SOURCE_UNSUPPORTED. Without Columns the schema is
-// inferred in a first full pass, columns in first-appearance order: only
-// strings text, only booleans bool, only integer literals int64 (or uint64
-// when some exceed int64 and none is negative), only fraction/exponent
-// literals float64, only nulls text. Mixed kinds, integers mixed with
-// fractions (that would widen), integers beyond both ranges and nested
-// values fail Open with a code: give Columns or Exclude. All JSON columns
-// are nullable.
+// A JSON lines file holds one flat JSON object (RFC 8259) per line; a JSON file (KindJSON)
+// holds one JSON document whose top-level value is an array, each element one record. Both
+// are parsed by this package so that numbers stay exact literals, duplicate members, lone
+// surrogate escapes and invalid UTF-8 are detected (never replaced by U+FFFD). JSON lines:
+// a final line without newline is accepted; "\r\n" is accepted; a blank line is a failure.
+//
+// A JSON array is read in one streaming pass (jsonarray.go): the reader finds where each
+// element ends by tracking strings, escapes and brackets, holding a 64 KiB read buffer and
+// one element of at most MaxLineBytes, never the document, so memory does not grow with
+// the file. An element is then parsed exactly as a JSON line is. An element that is not a
+// flat object fails alone (PW_SOURCE_JSON_LINE, or the code of what is wrong inside it) and
+// the read goes on; its failure names the line the element starts on and, in the detail,
+// the element's position ("array element 12: ..."). An element longer than MaxLineBytes
+// fails alone (PW_SOURCE_LIMIT). A document that is not an array (an object, a scalar) is
+// PW_SOURCE_UNSUPPORTED; an array whose structure is broken (not closed, a missing or
+// extra comma, text after it) is PW_SOURCE_CORRUPT with its line: the elements after it
+// cannot be delimited, so Open fails (the inference pass reads the whole file first) or,
+// with Columns, the read stops there after returning the elements before it.
+//
+// With Columns, members map by name: JSON numbers feed integer, float and decimal columns
+// (integer columns reject fractions and exponents; a decimal column takes any number,
+// exponent included, that it holds exactly), strings feed text, bytes, decimal and
+// timestamp columns, booleans feed bool; anything else is PW_SOURCE_TYPE. A member not in
+// the schema is PW_SOURCE_EXTRA, a missing one PW_SOURCE_MISSING unless MissingAsNull
+// (recorded), a repeated one PW_SOURCE_DUPLICATE, a nested object or array
+// PW_SOURCE_UNSUPPORTED.
+//
+// Without Columns the schema is inferred in a first full pass: see Type mapping.
+//
+// # Type mapping
+//
+// JSON lines and JSON arrays without Columns: the schema is inferred in a first full
+// pass, columns in first-appearance order, from the JSON kinds of each column's values
+// (null is null in every column and decides nothing):
+//
+//	only strings, or only nulls       text
+//	strings and numbers or booleans   text; each number or boolean is its literal as written
+//	                                  ("1776" for 1776, "6.10e0" for 6.10e0), recorded in the
+//	                                  evidence as the choice mixed-as-text="NAME"
+//	only booleans                     bool
+//	only integer literals             int64 when all fit, else uint64 when all are nonnegative
+//	                                  and fit, else as below
+//	numbers (fraction or exponent)    decimal(P,S): S the most fraction digits a value needs
+//	                                  (the digits after its point less its exponent: 1.50 needs
+//	                                  2, 2.5e2 none), P-S the most integer digits; P <= 76
+//	                                  (decimal128 up to 38, decimal256 above)
+//	booleans and numbers              PW_SOURCE_TYPE
+//	numbers needing more than 76 digits  PW_SOURCE_TYPE
+//	nested objects or arrays          PW_SOURCE_UNSUPPORTED
+//
+// Every value is exact in its column's type: nothing is read through binary floating
+// point unless Columns asks for a float. Mixing integers and fractions gives a decimal
+// whose integers carry zeros after the point (7 in decimal(2,1) is 7.0). A column the rules
+// reject fails Open naming it: give Columns, or Exclude it; Exclude applies before
+// inference, so an excluded column is never typed (every name in Exclude must still
+// occur). Records that do not parse are skipped by inference and counted as failures by
+// the read. All JSON columns are nullable. A member absent from a record is not a null:
+// the record fails (PW_SOURCE_MISSING) unless MissingAsNull (pipewhy scan
+// --missing-as-null), recorded as the choice missing=null.
 //
 // # Parquet and Arrow IPC
 //

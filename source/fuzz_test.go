@@ -1,10 +1,13 @@
 package source
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -181,5 +184,72 @@ func FuzzArrowFiles(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, kind uint8) {
 		name := []string{"f.parquet", "f.arrow", "f.arrows"}[kind%3]
 		fuzzRead(t, name, data, Options{})
+	})
+}
+
+func FuzzJSONArray(f *testing.F) {
+	for _, s := range []string{
+		"[" + strings.ReplaceAll(strings.TrimSpace(confJSONL), "\n", ",\n") + "]", `[{"a":1}]`, "[\n{\"a\":1},\n{\"a\":\"x\"}\n]",
+		`[{"a":"\ud800"}]`, `[{"a":{"b":[1,{"c":"]"}]}}]`, `[{"a":1,"a":2}]`, "[]", "", "{}", `[{"a":1},]`, `[,]`, `[1,"x",[2],{"a":3}]`,
+		`[{"a":1e999}]`, "[{\"a\":\"\xff\"}]", `[{"a":1.5},{"a":2},{"a":"t"}]`, `[{"a":"]}"}`, "[{\"a\":1}] x", `[{"a":1}}`,
+	} {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, typed bool) {
+		var opts Options
+		if typed {
+			opts.Columns = []Column{{"a", "int64"}, {"id", "int64"}, {"name", "text"}, {"amount", "decimal(10,2)"}, {"payload", "bytes(hex)"}}
+			opts.MissingAsNull = true
+		}
+		fuzzRead(t, "f.json", data, opts)
+	})
+}
+
+// FuzzArrayScanner compares the array scanner with encoding/json: for every document
+// encoding/json accepts as a top-level array, the scanner returns exactly the bytes of its
+// elements (json.RawMessage keeps them verbatim) and no error. For any input it must not
+// panic and must end.
+func FuzzArrayScanner(f *testing.F) {
+	for _, s := range []string{`[]`, ` [ {"a":1} , "x" , [1,[2]] , -1.5e3 , true , null ] `, `[{"a":"]\"}"}]`,
+		"[\n{\"a\":\n1}\n]", `[1 2]`, `[{}}`, `[`, `{"a":1}`, `["\\"]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a := newArrayScanner(bytes.NewReader(data), 1<<20)
+		var got [][]byte
+		var err error
+		for i := 0; ; i++ {
+			if i > len(data)+1 {
+				t.Fatalf("more elements than bytes")
+			}
+			rec, tooLong, ok, e := a.next()
+			if e != nil {
+				err = e
+				break
+			}
+			if !ok {
+				break
+			}
+			if tooLong {
+				t.Fatalf("element beyond 1 MiB in a %d-byte input", len(data))
+			}
+			got = append(got, bytes.Clone(rec))
+		}
+		var want []json.RawMessage
+		if !json.Valid(data) || json.Unmarshal(data, &want) != nil || bytes.TrimSpace(data)[0] != '[' {
+			return
+		}
+		if err != nil {
+			t.Fatalf("valid array %q: %v", data, err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%q: %d elements, encoding/json %d", data, len(got), len(want))
+		}
+		for i := range want {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Fatalf("%q: element %d is %q, encoding/json %q", data, i, got[i], want[i])
+			}
+		}
 	})
 }

@@ -367,10 +367,12 @@ type jsonlSource struct {
 	opts     Options
 	f        *os.File
 	before   fileState
-	ls       *lineScanner
+	rd       jsonRecords
+	arr      *arrayScanner  // rd of a JSON array (KindJSON); nil for JSON lines
 	names    []string       // every known column, in schema declaration order
 	index    map[string]int // name → position in names
 	cols     []csvCol
+	literal  []bool // inferred text columns that also take number and boolean literals
 	schema   *arrow.Schema
 	rb       *array.RecordBuilder
 	cells    []cell
@@ -384,15 +386,30 @@ type jsonlSource struct {
 	stop     error
 }
 
-func newLineScanner(f *os.File, max int) (*lineScanner, error) {
+// newRecords rewinds f and returns its records: lines, or the elements of the top-level
+// array of a KindJSON file.
+func newRecords(a Address, f *os.File, max int) (jsonRecords, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
+	}
+	if a.Kind == KindJSON {
+		return newArrayScanner(f, max), nil
 	}
 	return &lineScanner{br: bufio.NewReaderSize(f, 1<<16), max: max}, nil
 }
 
+// structureFailure turns a record reader's error into the error of op: a broken JSON
+// array keeps its code and line, anything else is an I/O error.
+func structureFailure(op string, a Address, err error) *Error {
+	var se *structureError
+	if errors.As(err, &se) {
+		return &Error{Code: se.code, Op: op, Source: a.String(), Detail: se.Error()}
+	}
+	return &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "read failed", Err: err}
+}
+
 func openJSONL(ctx context.Context, a Address, opts Options) (_ Source, err error) {
-	const op = "jsonl open"
+	op := string(a.Kind) + " open"
 	f, st, version, err := openFile(op, a, opts)
 	if err != nil {
 		return nil, err
@@ -414,7 +431,7 @@ func openJSONL(ctx context.Context, a Address, opts Options) (_ Source, err erro
 		}
 	} else {
 		mode = "schema=inferred(full-scan)"
-		s.names, types, err = inferJSONL(ctx, a, f, opts)
+		s.names, types, s.literal, err = inferJSON(ctx, a, f, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -435,9 +452,10 @@ func openJSONL(ctx context.Context, a Address, opts Options) (_ Source, err erro
 			fields = append(fields, arrow.Field{Name: n, Type: dt, Nullable: true, Metadata: fieldMeta(types[i].spell, dt)})
 		}
 	}
-	if s.ls, err = newLineScanner(f, opts.MaxLineBytes); err != nil {
+	if s.rd, err = newRecords(a, f, opts.MaxLineBytes); err != nil {
 		return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "seek failed", Err: err}
 	}
+	s.arr, _ = s.rd.(*arrayScanner)
 	s.schema = arrow.NewSchema(fields, nil)
 	s.rb = array.NewRecordBuilder(opts.Allocator, s.schema)
 	s.cells = make([]cell, len(s.names))
@@ -446,53 +464,65 @@ func openJSONL(ctx context.Context, a Address, opts Options) (_ Source, err erro
 	if opts.MissingAsNull {
 		missing = "missing=null"
 	}
-	s.ev = Evidence{Adapter: KindJSONL, Namespace: "file:" + a.Path, Version: version, Consistency: ConsistencyFileRead,
-		Choices: []string{mode, missing, "numbers=exact-literal"}, Excluded: excluded}
+	choices := []string{mode, missing, "numbers=exact-literal"}
+	for i, lit := range s.literal {
+		if lit && keep[i] {
+			choices = append(choices, "mixed-as-text="+strconv.Quote(s.names[i]))
+		}
+	}
+	s.ev = Evidence{Adapter: a.Kind, Namespace: "file:" + a.Path, Version: version, Consistency: ConsistencyFileRead,
+		Choices: choices, Excluded: excluded}
 	s.t.MaxDetails = opts.MaxFailureDetails
 	return s, nil
 }
 
-// inference state per column
+// jinfer is the inference state of one column.
 type jinfer struct {
-	str, boolean, neg, intFits, uintOnly, bigInt, frac, nested, null bool
+	str, boolean, num, frac, nested bool
+	intFits, uintOnly, decimalOK    bool // every integer fits int64; every one fits uint64; every number fits a decimal
+	intDigits, scale                int  // the most integer digits and fraction digits of the numbers as decimals
 }
 
-// inferJSONL reads every line once. Per column (first-appearance order):
-// only strings → text; only booleans → bool; only integer literals → int64
-// when all fit, else uint64 when all are nonnegative and fit; only
-// fraction/exponent literals → float64; only nulls → text. Anything else
-// (mixed kinds, mixed integer and fractional numbers, integers outside both
-// ranges, nested values) fails: no type is widened or coerced.
-func inferJSONL(ctx context.Context, a Address, f *os.File, opts Options) ([]string, []colType, error) {
-	const op = "jsonl infer"
-	ls, err := newLineScanner(f, opts.MaxLineBytes)
+// inferJSON reads every record once and types each column (first-appearance order) by
+// the rules of doc.go's Type mapping; literal marks the text columns that also take
+// numbers and booleans as their literals. Excluded columns are named but not typed, so a
+// column that cannot be typed can be excluded. Records that do not parse are skipped
+// here; the read counts them as failures.
+func inferJSON(ctx context.Context, a Address, f *os.File, opts Options) ([]string, []colType, []bool, error) {
+	op := string(a.Kind) + " infer"
+	rd, err := newRecords(a, f, opts.MaxLineBytes)
 	if err != nil {
-		return nil, nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "seek failed", Err: err}
+		return nil, nil, nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "seek failed", Err: err}
+	}
+	excluded := map[string]bool{}
+	for _, x := range opts.Exclude {
+		excluded[x] = true
 	}
 	var names []string
 	idx := map[string]int{}
 	var st []jinfer
-	for {
-		if ls.line%4096 == 0 && ctx.Err() != nil {
-			return nil, nil, &Error{Code: CodeIncomplete, Op: op, Source: a.String(), Err: ctx.Err()}
+	type kv struct {
+		k string
+		v jval
+	}
+	var members []kv
+	for n := 0; ; n++ {
+		if n%4096 == 0 && ctx.Err() != nil {
+			return nil, nil, nil, &Error{Code: CodeIncomplete, Op: op, Source: a.String(), Err: ctx.Err()}
 		}
-		line, tooLong, ok, err := ls.next()
+		rec, tooLong, ok, err := rd.next()
 		if err != nil {
-			return nil, nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "read failed", Err: err}
+			return nil, nil, nil, structureFailure(op, a, err)
 		}
 		if !ok {
 			break
 		}
-		if tooLong || !utf8.Valid(line) {
+		if tooLong || !utf8.Valid(rec) {
 			continue
 		}
-		// Collect into a scratch list first so a malformed line adds nothing.
-		type kv struct {
-			k string
-			v jval
-		}
-		var members []kv
-		if e := parseObject(line, func(k []byte, v *jval) *jsonError {
+		// Collect into a scratch list first so a malformed record adds nothing.
+		members = members[:0]
+		if e := parseObject(rec, func(k []byte, v *jval) *jsonError {
 			members = append(members, kv{string(k), *v})
 			return nil
 		}); e != nil {
@@ -504,73 +534,91 @@ func inferJSONL(ctx context.Context, a Address, f *os.File, opts Options) ([]str
 				i = len(names)
 				idx[m.k] = i
 				names = append(names, m.k)
-				st = append(st, jinfer{intFits: true, uintOnly: true})
+				st = append(st, jinfer{intFits: true, uintOnly: true, decimalOK: true})
 			}
-			s := &st[i]
-			switch m.v.kind {
-			case jString:
-				s.str = true
-			case jBool:
-				s.boolean = true
-			case jNull:
-				s.null = true
-			case jNested:
-				s.nested = true
-			case jNumber:
-				if m.v.frac {
-					s.frac = true
-					break
-				}
-				s.bigInt = true
-				lit := string(m.v.raw)
-				if _, err := strconv.ParseInt(lit, 10, 64); err != nil {
-					s.intFits = false
-				}
-				if lit[0] == '-' {
-					s.neg = true
-					s.uintOnly = false
-				} else if _, err := strconv.ParseUint(lit, 10, 64); err != nil {
-					s.uintOnly = false
-				}
+			if !excluded[m.k] {
+				st[i].add(&m.v)
 			}
+		}
+	}
+	for _, x := range opts.Exclude {
+		if _, ok := idx[x]; !ok { // before a type failure that excluding x would not cure
+			return nil, nil, nil, &Error{Code: CodeNotFound, Op: op, Source: a.String(), Detail: fmt.Sprintf("excluded column %q does not exist", x)}
 		}
 	}
 	types := make([]colType, len(names))
+	literal := make([]bool, len(names))
 	for i, s := range st {
-		n := names[i]
-		mixed := 0
-		for _, b := range []bool{s.str, s.boolean, s.bigInt || s.frac, s.nested} {
-			if b {
-				mixed++
-			}
+		spell, lit, code, why := s.result()
+		if excluded[names[i]] {
+			spell, lit, code = "text", false, ""
 		}
-		fail := func(code Code, d string) error {
-			return &Error{Code: code, Op: op, Source: a.String(), Detail: fmt.Sprintf("column %q: %s; give an explicit schema or exclude it", n, d)}
-		}
-		var spell string
-		switch {
-		case s.nested:
-			return nil, nil, fail(CodeUnsupported, "nested objects or arrays")
-		case mixed > 1:
-			return nil, nil, fail(CodeType, "values of different JSON kinds")
-		case s.bigInt && s.frac:
-			return nil, nil, fail(CodeType, "both integer and fractional numbers")
-		case s.str, mixed == 0:
-			spell = "text"
-		case s.boolean:
-			spell = "bool"
-		case s.frac:
-			spell = "float64"
-		case s.intFits:
-			spell = "int64"
-		case s.uintOnly:
-			spell = "uint64"
-		default:
-			return nil, nil, fail(CodeType, "integers outside both int64 and uint64")
+		if code != "" {
+			return nil, nil, nil, &Error{Code: code, Op: op, Source: a.String(),
+				Detail: fmt.Sprintf("column %q: %s; give an explicit schema or exclude it", names[i], why)}
 		}
 		types[i], _ = parseType(spell)
+		literal[i] = lit
 	}
-	return names, types, nil
+	return names, types, literal, nil
+}
+
+// add folds one value into the column's state.
+func (s *jinfer) add(v *jval) {
+	switch v.kind {
+	case jString:
+		s.str = true
+	case jBool:
+		s.boolean = true
+	case jNested:
+		s.nested = true
+	case jNumber:
+		s.num = true
+		if v.frac {
+			s.frac = true
+		} else {
+			lit := string(v.raw)
+			if _, err := strconv.ParseInt(lit, 10, 64); err != nil {
+				s.intFits = false
+			}
+			if _, err := strconv.ParseUint(lit, 10, 64); err != nil {
+				s.uintOnly = false
+			}
+		}
+		n, ok := splitJSONNumber(v.raw)
+		if !ok {
+			s.decimalOK = false
+			return
+		}
+		s.intDigits = max(s.intDigits, n.intDigits())
+		s.scale = max(s.scale, n.scale())
+	}
+}
+
+// result is the column's type spelling and whether it takes literals as text, or the
+// code and reason why it has none.
+func (s *jinfer) result() (spell string, literal bool, code Code, why string) {
+	switch {
+	case s.nested:
+		return "", false, CodeUnsupported, "nested objects or arrays"
+	case s.str:
+		return "text", s.num || s.boolean, "", ""
+	case s.boolean && s.num:
+		return "", false, CodeType, "both booleans and numbers"
+	case s.boolean:
+		return "bool", false, "", ""
+	case !s.num:
+		return "text", false, "", "" // only nulls
+	case !s.frac && s.intFits:
+		return "int64", false, "", ""
+	case !s.frac && s.uintOnly:
+		return "uint64", false, "", ""
+	}
+	p := max(s.intDigits+s.scale, 1)
+	if !s.decimalOK || p > maxDecimalDigits {
+		return "", false, CodeType, fmt.Sprintf("numbers need more than %d decimal digits", maxDecimalDigits)
+	}
+	return fmt.Sprintf("decimal(%d,%d)", p, s.scale), false, "", ""
 }
 
 func (s *jsonlSource) Schema() *arrow.Schema { return s.schema }
@@ -582,17 +630,23 @@ func (s *jsonlSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if s.t.Done {
 		return nil, io.EOF
 	}
+	op := string(s.a.Kind) + " next"
 	if err := ctx.Err(); err != nil {
-		s.stop = &Error{Code: CodeIncomplete, Op: "jsonl next", Source: s.a.String(), Detail: "cancelled", Err: err}
+		s.stop = &Error{Code: CodeIncomplete, Op: op, Source: s.a.String(), Detail: "cancelled", Err: err}
 		return nil, s.stop
 	}
 	rows := 0
 	var fatal error
 	for rows < s.opts.BatchSize {
-		line, tooLong, ok, err := s.ls.next()
+		line, tooLong, ok, err := s.rd.next()
 		if err != nil {
-			fatal = &Error{Code: CodeIO, Op: "jsonl next", Source: s.a.String(), Detail: "read failed", Err: err}
-			s.t.Fail(Failure{Code: CodeIO, Detail: "reading stopped: read failed"}, false)
+			fatal = structureFailure(op, s.a, err)
+			f := Failure{Code: CodeIO, Detail: "reading stopped: read failed"}
+			var se *structureError
+			if errors.As(err, &se) {
+				f = Failure{Code: se.code, Line: se.line, Detail: "reading stopped: " + se.detail}
+			}
+			s.t.Fail(f, false)
 			s.t.Done, s.t.Fatal, s.stop = true, true, fatal
 			break
 		}
@@ -616,12 +670,25 @@ func (s *jsonlSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return newBatch(s.rb, rows), nil
 }
 
+// failLine counts the current record as failed. An array element's failure names the
+// element's 1-based position too: a whole array often sits on one line.
 func (s *jsonlSource) failLine(code Code, col, detail string) bool {
-	s.t.Fail(Failure{Code: code, Line: s.ls.line, Column: col, Detail: detail}, true)
+	if s.arr != nil {
+		detail = "array element " + strconv.FormatUint(s.arr.elements, 10) + ": " + detail
+	}
+	s.t.Fail(Failure{Code: code, Line: s.rd.where(), Column: col, Detail: detail}, true)
 	return false
 }
 
 func (s *jsonlSource) parseLine(line []byte, tooLong bool) bool {
+	if s.arr != nil {
+		switch {
+		case tooLong:
+			return s.failLine(CodeLimit, "", "longer than MaxLineBytes")
+		case len(line) == 0 || line[0] != '{':
+			return s.failLine(CodeJSONLine, "", "not a JSON object")
+		}
+	}
 	if tooLong {
 		return s.failLine(CodeLimit, "", "line longer than MaxLineBytes")
 	}
@@ -718,7 +785,7 @@ func (s *jsonlSource) member(k []byte, v *jval) *jsonError {
 	if !col.keep {
 		return nil
 	}
-	if code, d := s.convert(col, v, &s.cells[i]); code != "" {
+	if code, d := s.convert(col, s.literal != nil && s.literal[i], v, &s.cells[i]); code != "" {
 		s.bad = &Failure{Code: code, Column: s.names[i], Detail: d}
 		return errStopLine
 	}
@@ -727,9 +794,22 @@ func (s *jsonlSource) member(k []byte, v *jval) *jsonError {
 
 // convert maps a JSON value to a column type without coercion across JSON
 // kinds: numbers feed numeric and decimal columns, strings feed text, bytes,
-// decimal and timestamp columns, booleans feed bool columns.
-func (s *jsonlSource) convert(col *csvCol, v *jval, c *cell) (Code, string) {
+// decimal and timestamp columns, booleans feed bool columns. A text column inferred
+// from strings mixed with other kinds (literal) also takes numbers and booleans, as
+// their literals.
+func (s *jsonlSource) convert(col *csvCol, literal bool, v *jval, c *cell) (Code, string) {
 	t := &col.typ
+	if literal && (v.kind == jNumber || v.kind == jBool) {
+		lit := v.raw
+		if v.kind == jBool {
+			lit = falseLiteral
+			if v.b {
+				lit = trueLiteral
+			}
+		}
+		s.stageText(lit, c)
+		return "", ""
+	}
 	switch v.kind {
 	case jNull:
 		c.null = true
@@ -744,13 +824,13 @@ func (s *jsonlSource) convert(col *csvCol, v *jval, c *cell) (Code, string) {
 		return "", ""
 	case jNumber:
 		switch t.kind {
-		case kInt, kUint, kDecimal:
-			if v.frac && t.kind != kDecimal {
+		case kInt, kUint:
+			if v.frac {
 				return CodeType, "fractional number in a " + t.spell + " column"
 			}
-			if t.kind != kDecimal {
-				return t.parseJSONInteger(v.raw, c)
-			}
+			return t.parseJSONInteger(v.raw, c)
+		case kDecimal:
+			return t.parseJSONDecimal(v.raw, c)
 		case kFloat:
 		default:
 			return CodeType, "JSON number in a " + t.spell + " column"
@@ -759,10 +839,7 @@ func (s *jsonlSource) convert(col *csvCol, v *jval, c *cell) (Code, string) {
 	case jString:
 		switch t.kind {
 		case kText:
-			// Stage the bytes in the line arena: no string per value.
-			start := len(s.arena)
-			s.arena = append(s.arena, v.raw...)
-			c.tb = s.arena[start:len(s.arena):len(s.arena)]
+			s.stageText(v.raw, c)
 			return "", ""
 		case kHex, kBase64, kDecimal, kTimestamp:
 			return t.parseText(string(v.raw), c)
@@ -770,6 +847,15 @@ func (s *jsonlSource) convert(col *csvCol, v *jval, c *cell) (Code, string) {
 		return CodeType, "JSON string in a " + t.spell + " column"
 	}
 	return CodeJSONLine, "invalid value"
+}
+
+var trueLiteral, falseLiteral = []byte("true"), []byte("false")
+
+// stageText stages text bytes in the line arena: no string per value.
+func (s *jsonlSource) stageText(b []byte, c *cell) {
+	start := len(s.arena)
+	s.arena = append(s.arena, b...)
+	c.tb = s.arena[start:len(s.arena):len(s.arena)]
 }
 
 func (s *jsonlSource) Evidence() Evidence {
@@ -790,9 +876,7 @@ func (s *jsonlSource) Close() error {
 	err := s.f.Close()
 	s.f = nil
 	if err != nil {
-		return &Error{Code: CodeIO, Op: "jsonl close", Source: s.a.String(), Err: err}
+		return &Error{Code: CodeIO, Op: string(s.a.Kind) + " close", Source: s.a.String(), Err: err}
 	}
 	return nil
 }
-
-var _ = errors.New

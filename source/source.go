@@ -47,6 +47,7 @@ type Kind string
 const (
 	KindCSV         Kind = "csv"
 	KindJSONL       Kind = "jsonl"
+	KindJSON        Kind = "json" // a JSON document whose top-level value is an array of objects
 	KindParquet     Kind = "parquet"
 	KindArrowFile   Kind = "arrow-file"
 	KindArrowStream Kind = "arrow-stream"
@@ -75,11 +76,11 @@ type Address struct {
 
 // ParseAddress parses a source address:
 //
-//	PATH.csv | PATH.jsonl | PATH.ndjson | PATH.parquet
+//	PATH.csv | PATH.jsonl | PATH.ndjson | PATH.json | PATH.parquet
 //	PATH.arrow | PATH.feather   (Arrow IPC file format)
 //	PATH.arrows                 (Arrow IPC stream format)
 //	PATH.ipc                    (IPC file or stream, chosen by the file's magic bytes at open)
-//	KIND:PATH                   (KIND one of csv, jsonl, parquet, arrow-file, arrow-stream)
+//	KIND:PATH                   (KIND one of csv, jsonl, json, parquet, arrow-file, arrow-stream)
 //	sqlite:PATH#TABLE | sqlite:PATH (with Options.Query)
 //	PATH.db#TABLE | PATH.sqlite#TABLE | PATH.sqlite3#TABLE
 //
@@ -98,7 +99,7 @@ func ParseAddress(s string) (Address, error) {
 	rest := s
 	if k, p, ok := strings.Cut(s, ":"); ok && len(k) > 1 {
 		switch Kind(k) {
-		case KindCSV, KindJSONL, KindParquet, KindArrowFile, KindArrowStream, KindSQLite:
+		case KindCSV, KindJSONL, KindJSON, KindParquet, KindArrowFile, KindArrowStream, KindSQLite:
 			a.Kind, rest = Kind(k), p
 		}
 	}
@@ -123,6 +124,8 @@ func ParseAddress(s string) (Address, error) {
 			a.Kind = KindCSV
 		case ".jsonl", ".ndjson":
 			a.Kind = KindJSONL
+		case ".json":
+			a.Kind = KindJSON
 		case ".parquet":
 			a.Kind = KindParquet
 		case ".arrow", ".feather":
@@ -161,19 +164,19 @@ type Options struct {
 	// BatchSize is the maximum number of rows per batch (default 16384). IPC
 	// files keep the batch boundaries written in the file.
 	BatchSize int
-	// Columns is an explicit schema (CSV, JSON lines; SQLite queries for
-	// result columns without a declared type). For CSV and JSON lines it must
-	// list every column of the source, in the header's order for CSV.
+	// Columns is an explicit schema (CSV, JSON lines, JSON arrays; SQLite
+	// queries for result columns without a declared type). For CSV and JSON it
+	// must list every column of the source, in the header's order for CSV.
 	Columns []Column
 	// Infer asks the CSV adapter to infer column types in a first full pass
-	// (int64, uint64, bool or text; see doc.go). JSON lines always infer
-	// when Columns is empty.
+	// (int64, uint64, bool or text; see doc.go). JSON lines and JSON arrays
+	// always infer when Columns is empty.
 	Infer bool
 	// Null is the CSV spelling of a null cell. Nil means CSV has no nulls:
 	// every cell, including the empty one, is a value.
 	Null *string
-	// MissingAsNull makes a key absent from a JSON line read as null instead
-	// of a counted failure.
+	// MissingAsNull makes a key absent from a JSON line or JSON array
+	// element read as null instead of a counted failure.
 	MissingAsNull bool
 	// Exclude lists columns to drop. Each must exist; exclusions are recorded
 	// in the evidence.
@@ -186,7 +189,8 @@ type Options struct {
 	// MaxFailureDetails bounds how many failures are kept with detail
 	// (default 100); all failures are counted regardless. Negative keeps none.
 	MaxFailureDetails int
-	// MaxLineBytes bounds one CSV record or JSON line (default 64 MiB).
+	// MaxLineBytes bounds one CSV record, JSON line or JSON array element
+	// (default 64 MiB).
 	MaxLineBytes int
 	// Allocator for Arrow memory (default memory.DefaultAllocator). It must be
 	// safe for concurrent use: the CSV reader allocates on several goroutines.
@@ -281,7 +285,7 @@ func OpenAddress(ctx context.Context, a Address, opts Options) (src Source, err 
 	if a.Kind != KindCSV && (opts.Infer || opts.Null != nil) {
 		return nil, reject("Infer/Null")
 	}
-	if a.Kind != KindJSONL && opts.MissingAsNull {
+	if a.Kind != KindJSONL && a.Kind != KindJSON && opts.MissingAsNull {
 		return nil, reject("MissingAsNull")
 	}
 	if a.Kind != KindSQLite && opts.Query != "" {
@@ -290,13 +294,13 @@ func OpenAddress(ctx context.Context, a Address, opts Options) (src Source, err 
 	if a.Kind == KindSQLite && opts.HashContent {
 		return nil, reject("HashContent")
 	}
-	if len(opts.Columns) > 0 && a.Kind != KindCSV && a.Kind != KindJSONL && a.Kind != KindSQLite {
+	if len(opts.Columns) > 0 && a.Kind != KindCSV && a.Kind != KindJSONL && a.Kind != KindJSON && a.Kind != KindSQLite {
 		return nil, reject("Columns")
 	}
 	switch a.Kind {
 	case KindCSV:
 		return openCSV(ctx, a, opts)
-	case KindJSONL:
+	case KindJSONL, KindJSON:
 		return openJSONL(ctx, a, opts)
 	case KindParquet:
 		return openParquet(ctx, a, opts)
@@ -322,7 +326,7 @@ const (
 // value appears in it.
 type Failure struct {
 	Code   Code
-	Line   uint64 // 1-based line (CSV, JSON lines) or row number (other adapters); 0 when not tied to a record
+	Line   uint64 // 1-based line (CSV, JSON lines; the line a JSON array element starts on) or row number (other adapters); 0 when not tied to a record
 	Column string // column name; empty when not tied to a column
 	Detail string
 }

@@ -398,12 +398,18 @@ func (t *colType) parseDecimal(s string, c *cell) (Code, string) {
 	if neg {
 		v.Neg(v)
 	}
+	t.setDecimal(c, v)
+	return "", ""
+}
+
+// setDecimal stores the unscaled value v (within the precision) in the cell field of
+// t's Arrow type: decimal128 up to precision 38, else decimal256.
+func (t *colType) setDecimal(c *cell, v *big.Int) {
 	if t.prec <= 38 {
 		c.d128 = decimal128.FromBigInt(v)
 	} else {
 		c.d256 = decimal256.FromBigInt(v)
 	}
-	return "", ""
 }
 
 var unitNanos = map[arrow.TimeUnit]int64{arrow.Second: 1e9, arrow.Millisecond: 1e6, arrow.Microsecond: 1e3, arrow.Nanosecond: 1}

@@ -28,7 +28,9 @@ func (r Result) Passed() bool { return r.Err == nil }
 // memory.CheckedAllocator to prove nothing leaks).
 type Checker struct {
 	Mem memory.Allocator
-	// Options are the owning-registry declarations used for every source case.
+	// Options, when set, are the owning-registry declarations of every source case,
+	// whatever the file declares. When nil, a vector uses its own metadata_registry, else
+	// the file's, else its domain's default (canonical.DefaultOptions).
 	Options *canonical.Options
 }
 
@@ -46,24 +48,40 @@ func (c *Checker) CheckFile(f *File) []Result {
 		out = append(out, Result{ID: v.ID, Err: c.CheckVector(f, v)})
 	}
 	for _, n := range f.NegativeVectors {
-		got, err := c.CheckNegative(n)
+		got, err := c.CheckNegative(f, n)
 		out = append(out, Result{ID: n.ID, Negative: true, Got: got, Err: err})
 	}
 	return out
 }
 
+// options returns the declarations for a vector of domain d: Checker.Options, else the
+// vector's registry, else the file's, else the domain's default.
+func (c *Checker) options(d canonical.Domain, file, vector *canonical.MetadataRegistry) *canonical.Options {
+	switch {
+	case c.Options != nil:
+		return c.Options
+	case vector != nil:
+		return &canonical.Options{Metadata: *vector}
+	case file != nil:
+		return &canonical.Options{Metadata: *file}
+	}
+	return canonical.DefaultOptions(d)
+}
+
 // Payload builds a source case and returns its canonical payload: schema bytes for kind
 // "schema", table bytes for kind "table". With sliced, the table's columns are slices.
+// The declarations are Checker.Options, else those of graphforge/arrow-result's default
+// registry.
 func (c *Checker) Payload(raw json.RawMessage, sliced bool) ([]byte, error) {
 	src, err := ParseSource(raw)
 	if err != nil {
 		return nil, err
 	}
-	return c.payload(src, sliced)
+	return c.payload(src, sliced, c.options(canonical.DomainArrowResult, nil, nil))
 }
 
-func (c *Checker) payload(src *Source, sliced bool) ([]byte, error) {
-	enc, err := canonical.NewEncoder(src.Schema, c.Options)
+func (c *Checker) payload(src *Source, sliced bool, opts *canonical.Options) ([]byte, error) {
+	enc, err := canonical.NewEncoder(src.Schema, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -79,8 +97,8 @@ func (c *Checker) payload(src *Source, sliced bool) ([]byte, error) {
 }
 
 // streamed fingerprints a table source case with the streaming path.
-func (c *Checker) streamed(src *Source, d canonical.Domain) (canonical.Fingerprint, error) {
-	enc, err := canonical.NewEncoder(src.Schema, c.Options)
+func (c *Checker) streamed(src *Source, d canonical.Domain, opts *canonical.Options) (canonical.Fingerprint, error) {
+	enc, err := canonical.NewEncoder(src.Schema, opts)
 	if err != nil {
 		return canonical.Fingerprint{}, err
 	}
@@ -116,6 +134,7 @@ func (c *Checker) CheckVector(f *File, v Vector) error {
 	if len(v.SourceCases) == 0 {
 		return fmt.Errorf("no source cases")
 	}
+	opts := c.options(d, f.MetadataRegistry, v.MetadataRegistry)
 	for i, raw := range v.SourceCases {
 		src, err := ParseSource(raw)
 		if err != nil {
@@ -126,7 +145,7 @@ func (c *Checker) CheckVector(f *File, v Vector) error {
 			variants = append(variants, true)
 		}
 		for _, sliced := range variants {
-			got, err := c.payload(src, sliced)
+			got, err := c.payload(src, sliced, opts)
 			if err != nil {
 				return fmt.Errorf("source case %d%s: %w", i, slicedWord(sliced), err)
 			}
@@ -136,7 +155,7 @@ func (c *Checker) CheckVector(f *File, v Vector) error {
 			}
 		}
 		if src.Kind == "table" {
-			fp, err := c.streamed(src, d)
+			fp, err := c.streamed(src, d, opts)
 			if err != nil {
 				return fmt.Errorf("source case %d streamed: %w", i, err)
 			}
@@ -183,10 +202,10 @@ func firstDiff(a, b []byte) int {
 	return n
 }
 
-// CheckNegative runs a negative vector and returns the code it produced; the error is
-// nil when that code conforms.
-func (c *Checker) CheckNegative(n Negative) (canonical.Code, error) {
-	err := c.runNegative(n)
+// CheckNegative runs a negative vector of file f and returns the code it produced; the
+// error is nil when that code conforms.
+func (c *Checker) CheckNegative(f *File, n Negative) (canonical.Code, error) {
+	err := c.runNegative(f, n)
 	if err == nil {
 		return "", fmt.Errorf("no error, want %s", n.Error)
 	}
@@ -208,7 +227,7 @@ func (c *Checker) CheckNegative(n Negative) (canonical.Code, error) {
 	return got, fmt.Errorf("got %s, want %s", got, n.Error)
 }
 
-func (c *Checker) runNegative(n Negative) error {
+func (c *Checker) runNegative(f *File, n Negative) error {
 	var src map[string]json.RawMessage
 	if err := unmarshalNumber(n.Source, &src); err != nil {
 		return fmt.Errorf("source: %w", err)
@@ -253,7 +272,7 @@ func (c *Checker) runNegative(n Negative) error {
 	if s.Kind == "schema" && n.Domain == nil {
 		d = canonical.DomainSchema
 	}
-	payload, err := c.payload(s, false)
+	payload, err := c.payload(s, false, c.options(d, f.MetadataRegistry, n.MetadataRegistry))
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,11 @@
 // row on each side) of a longer array. The checker compares canonical payload bytes first,
 // then rebuilds the fingerprint envelope, then compares SHA-256 and the UUIDv8; for a
 // negative vector it compares the stable error code.
+//
+// Beyond that vocabulary, a file may declare the owning metadata registry of its vectors:
+// "metadata_registry" (canonical.MetadataRegistry's JSON form) at the top level applies to
+// every vector, and in a vector or negative vector to that one. A vector with neither uses
+// its domain's default (canonical.DefaultOptions).
 package vectors
 
 import (
@@ -14,6 +19,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/pipewhy/pipewhy/canonical"
 )
 
 // Format is the value of the top-level "format" member that this package reads.
@@ -25,6 +32,10 @@ type File struct {
 	CanonicalContractVersion int64      `json:"canonical_contract_version"`
 	Vectors                  []Vector   `json:"vectors"`
 	NegativeVectors          []Negative `json:"negative_vectors"`
+	// MetadataRegistry, when present, is the owning registry of every vector of the file
+	// that declares none itself; without either, a vector uses its domain's default
+	// (canonical.DefaultOptions).
+	MetadataRegistry *canonical.MetadataRegistry `json:"metadata_registry,omitempty"`
 }
 
 // Vector is a positive vector: every source case must produce exactly the payload.
@@ -38,6 +49,8 @@ type Vector struct {
 	FingerprintPreimageHex string            `json:"fingerprint_preimage_hex"`
 	SHA256                 string            `json:"sha256"`
 	UUIDv8                 string            `json:"uuid_v8,omitempty"`
+	// MetadataRegistry is this vector's owning registry; it overrides the file's.
+	MetadataRegistry *canonical.MetadataRegistry `json:"metadata_registry,omitempty"`
 }
 
 // Negative is a negative vector: its source must fail with the expected code.
@@ -50,6 +63,8 @@ type Negative struct {
 	CanonicalVersion *int64          `json:"canonical_version,omitempty"`
 	Source           json.RawMessage `json:"source"`
 	Note             string          `json:"note,omitempty"`
+	// MetadataRegistry is this vector's owning registry; it overrides the file's.
+	MetadataRegistry *canonical.MetadataRegistry `json:"metadata_registry,omitempty"`
 }
 
 // Load reads a vector file. Numbers are kept exact (json.Number) until a type gives them
@@ -78,6 +93,21 @@ func Parse(data []byte) (*File, error) {
 	}
 	if len(f.Vectors) == 0 && len(f.NegativeVectors) == 0 {
 		return nil, fmt.Errorf("vectors: no vectors")
+	}
+	regs := []*canonical.MetadataRegistry{f.MetadataRegistry}
+	for _, v := range f.Vectors {
+		regs = append(regs, v.MetadataRegistry)
+	}
+	for _, n := range f.NegativeVectors {
+		regs = append(regs, n.MetadataRegistry)
+	}
+	for _, r := range regs {
+		if r == nil {
+			continue
+		}
+		if err := r.Validate(); err != nil {
+			return nil, fmt.Errorf("vectors: metadata_registry: %w", err)
+		}
 	}
 	return &f, nil
 }

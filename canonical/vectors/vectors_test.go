@@ -99,7 +99,7 @@ func TestCheckerDetectsMismatch(t *testing.T) {
 	}
 	n := f.NegativeVectors[0]
 	n.Error = "GF_CANONICAL_LIMIT"
-	if _, err := c.CheckNegative(n); err == nil {
+	if _, err := c.CheckNegative(f, n); err == nil {
 		t.Error("a wrong expected code passed")
 	}
 }

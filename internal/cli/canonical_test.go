@@ -166,3 +166,113 @@ func TestCanonicalFingerprint(t *testing.T) {
 		t.Errorf("schema domain: exit %d %q", code, out)
 	}
 }
+
+const dfsResult = "../../canonical/testdata/graphforge-result/dfs.arrow"
+
+// withMetadata rewrites dfsResult with other schema metadata into a temporary file.
+func withMetadata(t *testing.T, keys, vals []string) string {
+	t.Helper()
+	fh, err := os.Open(dfsResult)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	r, err := ipc.NewFileReader(fh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	md := arrow.NewMetadata(keys, vals)
+	schema := arrow.NewSchema(r.Schema().Fields(), &md)
+	var buf bytes.Buffer
+	w, err := ipc.NewFileWriter(&buf, ipc.WithSchema(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < r.NumRecords(); i++ {
+		rec, err := r.RecordBatch(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(array.NewRecordBatch(schema, rec.Columns(), rec.NumRows())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "result.arrow")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A GraphForge-shaped result (graphforge.algorithm, .verb and .algorithm_schema_version in
+// its schema metadata) fingerprints with the default registry of graphforge/arrow-result.
+// The expected SHA-256 values are those of the table bytes written out by hand in
+// canonical/registry_test.go, hashed in their envelope by Python's hashlib.
+func TestCanonicalFingerprintGraphForgeResult(t *testing.T) {
+	const (
+		dfsSum   = "8ed9a25539b10dbce3b228282287cb61e30c43a6ff43986be77aa70271e1d033"
+		bfsSum   = "7f56859f8294331a5f5ebe841ea308f015a7bb7b52be41c0870d0434732febc8"
+		extraSum = "7f5b14bd57887994c0cee81001734ea613e3bd282ceaf37c81fbbe7cfaa7c1a0"
+	)
+	code, out, errOut := run(t, "", "canonical", "fingerprint", "--json", dfsResult)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct {
+		SHA256       string `json:"sha256"`
+		PayloadBytes uint64 `json:"payload_bytes"`
+		Rows         uint64 `json:"rows"`
+		Registry     struct {
+			Semantic []string `json:"semantic_keys"`
+		} `json:"metadata_registry"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.SHA256 != dfsSum || got.PayloadBytes != 294 || got.Rows != 2 || len(got.Registry.Semantic) != 11 {
+		t.Errorf("got %+v, want sha256 %s, 294 payload bytes, 2 rows, the 11-key standard registry", got, dfsSum)
+	}
+
+	// A declared key's value is part of the fingerprint.
+	keys := []string{"graphforge.algorithm", "graphforge.algorithm_schema_version", "graphforge.verb"}
+	bfs := withMetadata(t, keys, []string{"bfs", "1", "paths"})
+	if code, out, errOut := run(t, "", "canonical", "fingerprint", bfs); code != ExitOK || !strings.HasPrefix(out, bfsSum+"  ") {
+		t.Errorf("bfs: exit %d %q %s", code, out, errOut)
+	}
+
+	// A key no registry classifies is still rejected with its code.
+	extra := withMetadata(t, append(keys, "graphforge.extra"), []string{"dfs", "1", "paths", "x"})
+	code, _, errOut = run(t, "", "canonical", "fingerprint", extra)
+	if code != ExitError || !strings.Contains(errOut, "GF_CANONICAL_ENCODING") || !strings.Contains(errOut, "unknown graphforge key") {
+		t.Errorf("unclassified key: exit %d %q", code, errOut)
+	}
+
+	// --registry replaces the default: the user's registry classifies the key.
+	reg := filepath.Join(t.TempDir(), "registry.json")
+	os.WriteFile(reg, []byte(`{"semantic_keys": ["graphforge.algorithm", "graphforge.algorithm_schema_version", "graphforge.verb", "graphforge.extra"]}`), 0o644)
+	if code, out, errOut := run(t, "", "canonical", "fingerprint", "--registry", reg, extra); code != ExitOK || !strings.HasPrefix(out, extraSum+"  ") {
+		t.Errorf("--registry: exit %d %q %s", code, out, errOut)
+	}
+	// A registry that does not declare a result-contract key the table carries rejects it.
+	os.WriteFile(reg, []byte(`{"semantic_keys": ["graphforge.algorithm", "graphforge.verb"]}`), 0o644)
+	code, _, errOut = run(t, "", "canonical", "fingerprint", "--registry", reg, dfsResult)
+	if code != ExitError || !strings.Contains(errOut, "GF_CANONICAL_ENCODING") || !strings.Contains(errOut, "undeclared result-contract key graphforge.algorithm_schema_version") {
+		t.Errorf("narrow registry: exit %d %q", code, errOut)
+	}
+	// Another domain declares nothing by default.
+	code, _, errOut = run(t, "", "canonical", "fingerprint", "--domain", "graphforge/assertion", dfsResult)
+	if code != ExitError || !strings.Contains(errOut, "undeclared result-contract key") {
+		t.Errorf("assertion domain: exit %d %q", code, errOut)
+	}
+	// An invalid registry file is an error before anything is read.
+	for _, bad := range []string{`{"semantic_keys": ["producer"]}`, `{"declared": []}`, `not json`} {
+		os.WriteFile(reg, []byte(bad), 0o644)
+		if code, _, errOut := run(t, "", "canonical", "fingerprint", "--registry", reg, dfsResult); code != ExitError || !strings.Contains(errOut, "--registry") {
+			t.Errorf("registry %s: exit %d %q", bad, code, errOut)
+		}
+	}
+}

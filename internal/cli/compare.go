@@ -20,7 +20,7 @@ type compareFlags struct {
 	queryA, queryB                    string
 	null                              string
 	nullSet, infer, allowPartial      bool
-	asJSON                            bool
+	missingAsNull, asJSON             bool
 	limit                             int
 }
 
@@ -29,7 +29,7 @@ func newCompareCommand(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "compare SOURCE_A SOURCE_B",
 		Short: "Compare two sources directly: records only in A, only in B, changed; fields",
-		Long: `Compare reads SOURCE_A and SOURCE_B (any two sources: CSV, JSON lines, Parquet,
+		Long: `Compare reads SOURCE_A and SOURCE_B (any two sources: CSV, JSON lines, JSON, Parquet,
 Arrow IPC, SQLite, PostgreSQL, MariaDB/MySQL, ...) concurrently at value resolution
 with the same C2 profile and key, and compares them record by record: records only in
 A, only in B, changed (with the fields that changed and old -> new values) and equal.
@@ -72,13 +72,14 @@ Exit status: 0 equal; 1 different; 2 error.`,
 	fl.StringArrayVar(&f.maps, "map", nil, "COL_A=COL_B: compare B's column COL_B as A's COL_A (repeatable)")
 	fl.StringSliceVar(&f.exclude, "exclude", nil, "columns (A's names) left out on both sides")
 	fl.StringVar(&f.profile, "profile", "strict-v1", "C2 normalization profile of both sides: strict-v1, logical-v1, strict-v1+ext1 or logical-v1+ext1")
-	fl.StringVar(&f.schema, "schema", "", `explicit column types for every CSV and JSON lines side, a JSON file {"columns":[{"name":..,"type":..}]}`)
+	fl.StringVar(&f.schema, "schema", "", `explicit column types for every CSV, JSON lines and JSON side, a JSON file {"columns":[{"name":..,"type":..}]}`)
 	fl.StringVar(&f.schemaA, "schema-a", "", "explicit column types for side A only (overrides --schema)")
 	fl.StringVar(&f.queryA, "query-a", "", "a SELECT for side A, whose address is a database without #TABLE")
 	fl.StringVar(&f.queryB, "query-b", "", "a SELECT for side B, whose address is a database without #TABLE")
 	fl.StringVar(&f.schemaB, "schema-b", "", "explicit column types for side B only (overrides --schema)")
 	fl.BoolVar(&f.infer, "infer", false, "CSV sides without a schema: infer int64, uint64 and bool columns")
 	fl.StringVar(&f.null, "null", "", "CSV sides: the spelling of a null cell")
+	fl.BoolVar(&f.missingAsNull, "missing-as-null", false, "JSON sides: read a member absent from a record as null (recorded) instead of failing the record")
 	fl.BoolVar(&f.allowPartial, "allow-partial", false, "compare even when records of a side failed to read (coverage not COMPLETE)")
 	fl.BoolVar(&f.asJSON, "json", false, "write JSON instead of text")
 	fl.IntVar(&f.limit, "limit", 10, "examples to show per kind (only in A, only in B, changed)")
@@ -141,7 +142,8 @@ func runCompare(ctx context.Context, s streams, f compareFlags, addrA, addrB str
 }
 
 // compareInput is one side's address and adapter options: schema (the side's own,
-// else --schema), --infer and --null apply to the sides whose adapter takes them.
+// else --schema), --infer, --null and --missing-as-null apply to the sides whose adapter
+// takes them.
 func compareInput(f compareFlags, addr, own, query string) (compare.Input, error) {
 	in := compare.Input{Address: addr}
 	in.Source.Query = query
@@ -150,7 +152,8 @@ func compareInput(f compareFlags, addr, own, query string) (compare.Input, error
 		kind = a.Kind
 	}
 	schema := own
-	if schema == "" && (kind == source.KindCSV || kind == source.KindJSONL) {
+	isJSON := kind == source.KindJSONL || kind == source.KindJSON
+	if schema == "" && (kind == source.KindCSV || isJSON) {
 		schema = f.schema
 	}
 	if schema != "" {
@@ -160,6 +163,7 @@ func compareInput(f compareFlags, addr, own, query string) (compare.Input, error
 		}
 		in.Source.Columns = cols
 	}
+	in.Source.MissingAsNull = isJSON && f.missingAsNull
 	if kind == source.KindCSV {
 		in.Source.Infer = f.infer && len(in.Source.Columns) == 0
 		if f.nullSet {

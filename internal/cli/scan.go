@@ -25,6 +25,7 @@ type scanFlags struct {
 	key, exclude                            []string
 	null                                    string
 	nullSet, infer, allowPartial, asJSON    bool
+	missingAsNull                           bool
 }
 
 func newScanCommand(s streams) *cobra.Command {
@@ -32,7 +33,7 @@ func newScanCommand(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "scan SOURCE",
 		Short: "Observe a dataset into a new snapshot",
-		Long: `Scan reads SOURCE (a CSV, JSON lines, Parquet or Arrow IPC file, a SQLite or DuckDB
+		Long: `Scan reads SOURCE (a CSV, JSON lines, JSON, Parquet or Arrow IPC file, a SQLite or DuckDB
 table or query, a PostgreSQL or MySQL table or query: addresses such as data.csv,
 data.parquet, shop.db#orders, duckdb:wh.duckdb#events, postgres://host/db#orders),
 normalizes every value to C2 words, fingerprints it (C3) and publishes one immutable
@@ -92,6 +93,7 @@ Exit status: 0 published; 2 any error (nothing published).`,
 	fl.StringVar(&f.schema, "schema", "", `explicit column types, a JSON file {"columns":[{"name":..,"type":..}]}`)
 	fl.BoolVar(&f.infer, "infer", false, "CSV: infer int64, uint64 and bool columns in a first pass")
 	fl.StringVar(&f.null, "null", "", "CSV: the spelling of a null cell")
+	fl.BoolVar(&f.missingAsNull, "missing-as-null", false, "JSON: read a member absent from a record as null (recorded) instead of failing the record")
 	fl.StringSliceVar(&f.exclude, "exclude", nil, "columns to leave out (recorded in the snapshot)")
 	fl.BoolVar(&f.allowPartial, "allow-partial", false, "publish even when some records failed to read (coverage PARTIAL)")
 	fl.BoolVar(&f.asJSON, "json", false, "write a JSON summary instead of text")
@@ -146,6 +148,9 @@ func applyConfig(cmd *cobra.Command, f *scanFlags, arg string) (string, error) {
 	if !set("allow-partial") && entry.AllowPartial != nil {
 		f.allowPartial = *entry.AllowPartial
 	}
+	if !set("missing-as-null") && entry.MissingAsNull != nil {
+		f.missingAsNull = *entry.MissingAsNull
+	}
 	if !set("null") && entry.Null != nil {
 		f.null, f.nullSet = *entry.Null, true
 	}
@@ -172,6 +177,7 @@ func scanOptions(f scanFlags, addr string) (scan.Options, error) {
 		o.Source.Null = &n
 	}
 	o.Source.Exclude = f.exclude
+	o.Source.MissingAsNull = f.missingAsNull
 	o.Source.Query = f.query
 	return o, nil
 }

@@ -58,7 +58,7 @@ vectors = []
 negatives = []
 
 
-def vec(id, sources, payload, domain="graphforge/arrow-result", uuid=True):
+def vec(id, sources, payload, domain="graphforge/arrow-result", uuid=True, registry=None):
     pre = ("47464650" + u8(1) + be(len(domain), 2) + domain.encode().hex() + u32(1)
            + u64(len(payload) // 2) + payload)
     h = hashlib.sha256(bytes.fromhex(pre)).digest()
@@ -70,6 +70,8 @@ def vec(id, sources, payload, domain="graphforge/arrow-result", uuid=True):
          "canonical_payload_hex": payload, "fingerprint_preimage_hex": pre, "sha256": h.hex()}
     if uuid:
         v["uuid_v8"] = f"{x[:8]}-{x[8:12]}-{x[12:16]}-{x[16:20]}-{x[20:]}"
+    if registry is not None:
+        v["metadata_registry"] = registry
     vectors.append(v)
 
 
@@ -298,6 +300,24 @@ vec("schema-metadata-filtering", [
           md=u32(1) + text("graphforge.contract.schema") + text("s")),
     domain="graphforge/schema")
 
+# Result-contract keys participate when the owning registry declares them. The default
+# registry of graphforge/arrow-result is GraphForge's standard result registry, which
+# declares the keys GraphForge's engine writes; graphforge.query_id stays volatile.
+# Sorted by raw key bytes: algorithm < algorithm_schema_version < verb.
+vec("result-contract-keys-default-registry", [
+    tbl([F("x", True, "int8")], [], metadata={"graphforge.verb": "rank", "graphforge.algorithm": "pagerank",
+                                             "graphforge.algorithm_schema_version": "1", "graphforge.query_id": "q"}),
+], table(schema(field("x", True, "10"),
+                md=u32(3) + text("graphforge.algorithm") + text("pagerank")
+                + text("graphforge.algorithm_schema_version") + text("1") + text("graphforge.verb") + text("rank")),
+         0, []))
+# A vector declares its own registry: a semantic key participates, a volatile one does not.
+vec("metadata-registry-declared-by-vector", [
+    {"kind": "schema", "fields": [F("x", True, "int8", metadata={"graphforge.build": "b1", "graphforge.algorithm": "pagerank"})]},
+], schema(field("x", True, "10", u32(1) + text("graphforge.algorithm") + text("pagerank"))),
+    domain="graphforge/schema",
+    registry={"semantic_keys": ["graphforge.algorithm"], "volatile_keys": ["graphforge.build"]})
+
 # ---------------------------------------------------------------- zero columns, zero rows
 vec("zero-column-table-keeps-rows", [
     tbl([], [[[], [], []]]),
@@ -409,6 +429,9 @@ neg("duplicate-metadata-key", "GF_CANONICAL_ENCODING",
     {"kind": "schema", "fields": [F("x", True, "int8", metadata=[["a", "1"], ["a", "2"]])]}, error_normative=False)
 neg("unknown-graphforge-metadata-key", "GF_CANONICAL_ENCODING",
     {"kind": "schema", "fields": [], "metadata": {"graphforge.future_key": "x"}}, error_normative=False)
+neg("registry-does-not-declare-key", "GF_CANONICAL_ENCODING",
+    tbl([F("x", True, "int8")], [], metadata={"graphforge.algorithm": "pagerank", "graphforge.verb": "rank"}),
+    metadata_registry={"semantic_keys": ["graphforge.algorithm"]}, error_normative=False)
 neg("undeclared-result-contract-key", "GF_CANONICAL_ENCODING",
     {"kind": "schema", "fields": [F("x", True, "int8", metadata={"graphforge.algorithm": "pagerank"})]},
     error_normative=False)

@@ -1,0 +1,148 @@
+package source
+
+import (
+	"math/big"
+
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/decimal256"
+)
+
+// maxDecimalDigits is the largest decimal precision of the type vocabulary (decimal256).
+const maxDecimalDigits = 76
+
+// maxJSONExponent bounds the exponent of a JSON number that can become a decimal: any
+// larger one needs more than maxDecimalDigits digits anyway, and the bound keeps the
+// arithmetic far from overflow.
+const maxJSONExponent = 1 << 20
+
+// jsonNumber is a JSON number literal as a decimal: the value is (-1 if neg) × digits ×
+// 10^exp, where digits are the literal's integer and fraction digits without leading
+// zeros (empty for zero) and exp is the exponent less the number of fraction digits.
+type jsonNumber struct {
+	neg    bool
+	digits []byte // borrowed from the literal
+	exp    int
+}
+
+// splitJSONNumber reads a literal of the JSON number grammar (already checked by the
+// parser: -?int[.frac][(e|E)[+-]digits]). ok is false when the exponent is beyond
+// ±maxJSONExponent.
+func splitJSONNumber(lit []byte) (n jsonNumber, ok bool) {
+	i := 0
+	if i < len(lit) && lit[i] == '-' {
+		n.neg = true
+		i++
+	}
+	intStart := i
+	for i < len(lit) && lit[i] >= '0' && lit[i] <= '9' {
+		i++
+	}
+	intPart := lit[intStart:i]
+	var frac []byte
+	if i < len(lit) && lit[i] == '.' {
+		i++
+		fs := i
+		for i < len(lit) && lit[i] >= '0' && lit[i] <= '9' {
+			i++
+		}
+		frac = lit[fs:i]
+	}
+	e := 0
+	if i < len(lit) && (lit[i] == 'e' || lit[i] == 'E') {
+		i++
+		neg := false
+		if i < len(lit) && (lit[i] == '+' || lit[i] == '-') {
+			neg = lit[i] == '-'
+			i++
+		}
+		for ; i < len(lit); i++ {
+			e = e*10 + int(lit[i]-'0')
+			if e > maxJSONExponent {
+				return n, false
+			}
+		}
+		if neg {
+			e = -e
+		}
+	}
+	// The digits of int and frac are contiguous in the literal unless a '.' separates
+	// them; join them without allocating when there is no fraction.
+	if len(frac) == 0 {
+		n.digits = intPart
+	} else {
+		n.digits = append(append(make([]byte, 0, len(intPart)+len(frac)), intPart...), frac...)
+	}
+	for len(n.digits) > 0 && n.digits[0] == '0' {
+		n.digits = n.digits[1:]
+	}
+	n.exp = e - len(frac)
+	return n, true
+}
+
+// scale is the number of fraction digits the literal writes, less its exponent: the
+// scale a decimal needs to hold it exactly ("1.50" needs 2, "1.5e1" needs 0).
+func (n jsonNumber) scale() int { return max(0, -n.exp) }
+
+// intDigits is the number of digits of the value's integer part (0 for |value| < 1).
+func (n jsonNumber) intDigits() int {
+	if len(n.digits) == 0 {
+		return 0
+	}
+	return max(0, len(n.digits)+n.exp)
+}
+
+// parseJSONDecimal converts a JSON number literal into a decimal column exactly: the
+// value must need at most the column's scale of fraction digits and at most
+// precision-scale integer digits; nothing is rounded. Exponents are allowed.
+func (t *colType) parseJSONDecimal(lit []byte, c *cell) (Code, string) {
+	n, ok := splitJSONNumber(lit)
+	if !ok {
+		return CodeType, "more integer digits than " + t.spell + " allows"
+	}
+	shift := n.exp + int(t.scale) // the stored integer is digits × 10^shift
+	digits := n.digits
+	if shift < 0 {
+		cut := len(digits) + shift
+		if cut < 0 {
+			cut = 0
+		}
+		for _, d := range digits[cut:] {
+			if d != '0' {
+				return CodeType, "more fractional digits than the scale of " + t.spell
+			}
+		}
+		digits, shift = digits[:cut], 0
+	}
+	if len(digits) == 0 { // zero, at any exponent
+		digits, shift = nil, 0
+	}
+	if len(digits)+shift > int(t.prec) {
+		return CodeType, "more integer digits than " + t.spell + " allows"
+	}
+	if len(digits)+shift <= 18 {
+		var v int64
+		for _, d := range digits {
+			v = v*10 + int64(d-'0')
+		}
+		for ; shift > 0; shift-- {
+			v *= 10
+		}
+		if n.neg {
+			v = -v
+		}
+		if t.prec <= 38 {
+			c.d128 = decimal128.FromI64(v)
+		} else {
+			c.d256 = decimal256.FromI64(v)
+		}
+		return "", ""
+	}
+	v := new(big.Int)
+	v.SetString(string(digits), 10)
+	v.Mul(v, new(big.Int).Exp(bigTen, big.NewInt(int64(shift)), nil))
+	if n.neg {
+		v.Neg(v)
+	}
+	t.setDecimal(c, v)
+	return "", ""
+}
