@@ -30,15 +30,69 @@ type Side struct {
 	FinishedAtNs uint64 `json:"finished_at_ns,string"`
 }
 
-// SchemaChange is one difference between the two snapshots' schemas, matched by
-// stable field id.
+// SchemaChange is one logical difference between the two snapshots' schemas, matched
+// by stable field id: a field added, removed, renamed, or retyped (its C3 value type
+// changed). Physical differences alone are PhysicalChanges, never SchemaChanges.
 type SchemaChange struct {
 	Kind    string `json:"kind"` // added, removed, renamed, retyped
 	FieldID uint64 `json:"field_id,string"`
 	Name    string `json:"name"`
 	OldName string `json:"old_name,omitempty"`
-	OldType string `json:"old_type,omitempty"` // "type source width nullable"
+	OldType string `json:"old_type,omitempty"` // describeType: "int (arrow int64, source INT64/None, nullable)"
 	NewType string `json:"new_type,omitempty"`
+}
+
+// Physical is what a scan records about a field besides its id, name and C3 value
+// type: how the source stored it. Two fields with equal C3 types and different
+// Physical descriptions hold values that compare as C2 words, whatever the physical
+// types (docs/compare.md, "What is a difference").
+type Physical struct {
+	Arrow    string `json:"arrow"`  // Arrow type (source.TypeName spelling)
+	Source   string `json:"source"` // the source's own type spelling
+	Width    uint64 `json:"width"`  // bit width of fixed-width numbers, else 0
+	Nullable bool   `json:"nullable"`
+}
+
+func physical(f repo.Field) Physical {
+	return Physical{Arrow: f.Arrow, Source: f.Source, Width: uint64(f.Width), Nullable: f.Nullable}
+}
+
+// PhysicalChange is a field of both snapshots whose C3 value type is the same and whose
+// Physical description differs (a Parquet annotation, a string layout, a width, the
+// nullability): information about how the data is stored, never a difference of the data.
+type PhysicalChange struct {
+	FieldID uint64   `json:"field_id,string"`
+	Name    string   `json:"name"`
+	Type    string   `json:"type"` // the C3 value type of both
+	A       Physical `json:"a"`
+	B       Physical `json:"b"`
+}
+
+// Differences names what differs, one "what old → new" phrase each, in the order
+// arrow, source, width, nullability: "source INT64/None → INT64/Int(bitWidth=64,
+// isSigned=true)", "arrow large_utf8 → utf8", "nullable → not null".
+func (c PhysicalChange) Differences() []string {
+	var out []string
+	if c.A.Arrow != c.B.Arrow {
+		out = append(out, "arrow "+c.A.Arrow+" → "+c.B.Arrow)
+	}
+	if c.A.Source != c.B.Source {
+		out = append(out, "source "+c.A.Source+" → "+c.B.Source)
+	}
+	if c.A.Width != c.B.Width {
+		out = append(out, fmt.Sprintf("width %d → %d", c.A.Width, c.B.Width))
+	}
+	if c.A.Nullable != c.B.Nullable {
+		out = append(out, nullability(c.A.Nullable)+" → "+nullability(c.B.Nullable))
+	}
+	return out
+}
+
+func nullability(n bool) string {
+	if n {
+		return "nullable"
+	}
+	return "not null"
 }
 
 // FieldCount is the number of changed records of one field.
@@ -104,8 +158,13 @@ type Report struct {
 	// false when only the schema identity differs (then only SchemaChanges is set).
 	Comparable bool
 	// StatesEqual: the dataset states (record count and lanes) are equal.
-	StatesEqual   bool
+	StatesEqual bool
+	// SchemaChanges are the logical schema changes; any of them makes the report
+	// not Equal.
 	SchemaChanges []SchemaChange
+	// Physical lists the fields whose C3 type is the same and whose physical
+	// description differs: shown for information, they never make the report not Equal.
+	Physical []PhysicalChange
 	// Records is set at record and value resolution.
 	Records *Counts
 	// Fields is set at value resolution: every field present in both snapshots, in B's
@@ -128,7 +187,7 @@ func Diff(a, b *repo.Scan, o Options) (*Report, error) {
 		o.Limit = 10
 	}
 	r := &Report{A: side(a), B: side(b)}
-	r.SchemaChanges = schemaChanges(&a.Descriptor, &b.Descriptor)
+	r.SchemaChanges, r.Physical = schemaChanges(&a.Descriptor, &b.Descriptor)
 	ca, cb := a.Context, b.Context
 	switch {
 	case ca.Algorithm() != cb.Algorithm():
@@ -305,41 +364,42 @@ func sameKeys(a, b *repo.Descriptor) bool {
 	return true
 }
 
-func typeString(f repo.Field) string {
-	return fmt.Sprintf("%s %s width=%d nullable=%t", f.Type, f.Source, f.Width, f.Nullable)
+// describeType is a field's C3 value type followed by its physical description, as
+// schema changes show it: "int (arrow int64, source INT64/None, nullable)".
+func describeType(f repo.Field) string {
+	return fmt.Sprintf("%s (arrow %s, source %s, %s)", f.Type, f.Arrow, f.Source, nullability(f.Nullable))
 }
 
 // schemaChanges matches fields by stable id: added, removed, renamed (same id, new
-// name) and retyped (C3 value type, source type, width or nullability).
-func schemaChanges(a, b *repo.Descriptor) []SchemaChange {
+// name) and retyped (another C3 value type) are the logical changes; a field whose C3
+// type is the same and whose physical description differs is a PhysicalChange.
+func schemaChanges(a, b *repo.Descriptor) ([]SchemaChange, []PhysicalChange) {
 	out := []SchemaChange{}
+	var phys []PhysicalChange
 	for _, fb := range b.FieldsSorted() {
-		var fa *repo.Field
-		for i := range a.Fields {
-			if a.Fields[i].ID == fb.ID {
-				fa = &a.Fields[i]
-			}
+		fa, ok := findField(a, uint64(fb.ID))
+		if !ok {
+			out = append(out, SchemaChange{Kind: "added", FieldID: uint64(fb.ID), Name: fb.Name, NewType: describeType(fb)})
+			continue
+		}
+		if fa.Name != fb.Name {
+			out = append(out, SchemaChange{Kind: "renamed", FieldID: uint64(fb.ID), Name: fb.Name, OldName: fa.Name})
 		}
 		switch {
-		case fa == nil:
-			out = append(out, SchemaChange{Kind: "added", FieldID: uint64(fb.ID), Name: fb.Name, NewType: typeString(fb)})
-		default:
-			if fa.Name != fb.Name {
-				out = append(out, SchemaChange{Kind: "renamed", FieldID: uint64(fb.ID), Name: fb.Name, OldName: fa.Name})
-			}
-			if typeString(*fa) != typeString(fb) || fa.Arrow != fb.Arrow {
-				out = append(out, SchemaChange{Kind: "retyped", FieldID: uint64(fb.ID), Name: fb.Name,
-					OldType: typeString(*fa), NewType: typeString(fb)})
-			}
+		case fa.Type != fb.Type:
+			out = append(out, SchemaChange{Kind: "retyped", FieldID: uint64(fb.ID), Name: fb.Name,
+				OldType: describeType(fa), NewType: describeType(fb)})
+		case physical(fa) != physical(fb):
+			phys = append(phys, PhysicalChange{FieldID: uint64(fb.ID), Name: fb.Name, Type: fb.Type, A: physical(fa), B: physical(fb)})
 		}
 	}
 	for _, fa := range a.FieldsSorted() {
 		if _, ok := findField(b, uint64(fa.ID)); !ok {
-			out = append(out, SchemaChange{Kind: "removed", FieldID: uint64(fa.ID), Name: fa.Name, OldType: typeString(fa)})
+			out = append(out, SchemaChange{Kind: "removed", FieldID: uint64(fa.ID), Name: fa.Name, OldType: describeType(fa)})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].FieldID < out[j].FieldID })
-	return out
+	return out, phys
 }
 
 func findField(d *repo.Descriptor, id uint64) (repo.Field, bool) {

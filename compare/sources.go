@@ -339,25 +339,20 @@ func fieldValue(rec []uint64, id uint64) string {
 	return "(missing)"
 }
 
-// finish replaces Diff's schema changes: representation-only retypings become Types,
-// one-sided columns become removed/added changes, and Equal is recomputed.
+// finish completes Diff's report for two sources: physical differences whose Arrow
+// types differ become Types (the source spellings of two engines always differ, so
+// those alone are not listed), one-sided columns become removed/added changes, and
+// Equal is recomputed.
 func (c *Comparison) finish(p *plan) {
 	r := c.Report
-	kept := []SchemaChange{}
-	for _, sc := range r.SchemaChanges {
-		if sc.Kind == "retyped" {
-			fa, _ := c.A.FieldByID(sc.FieldID)
-			fb, _ := c.B.FieldByID(sc.FieldID)
-			if fa.Type == fb.Type {
-				if fa.Arrow != fb.Arrow {
-					c.Types = append(c.Types, TypeDifference{Name: fb.Name, Type: fb.Type, A: fa.Arrow, B: fb.Arrow,
-						SourceA: fa.Source, SourceB: fb.Source})
-				}
-				continue
-			}
+	for _, pc := range r.Physical {
+		if pc.A.Arrow != pc.B.Arrow {
+			c.Types = append(c.Types, TypeDifference{Name: pc.Name, Type: pc.Type, A: pc.A.Arrow, B: pc.B.Arrow,
+				SourceA: pc.A.Source, SourceB: pc.B.Source})
 		}
-		kept = append(kept, sc)
 	}
+	r.Physical = nil
+	kept := append([]SchemaChange{}, r.SchemaChanges...)
 	for _, n := range p.onlyA {
 		kept = append(kept, SchemaChange{Kind: "removed", FieldID: p.ids[n], Name: n, OldType: p.types[0][n]})
 	}

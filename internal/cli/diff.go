@@ -22,13 +22,18 @@ func newDiffCommand(s streams) *cobra.Command {
 have: dataset (equal or not, and which columns' fingerprints differ), record (records
 added, removed and changed by key, with the key values) or value (also, per field, how
 many records changed, with examples of old -> new values). Schema changes are matched by
-stable field id. Snapshot ids may be abbreviated to a unique prefix.
+stable field id: a column added, removed, renamed, or given another value type (int,
+text, decimal, ...). How a column is stored (Parquet annotations, string layouts,
+widths, nullability) is shown on "physical" lines and is never a difference: equal data
+with equal value types is equal (exit 0). Snapshot ids may be abbreviated to a unique
+prefix.
 
 Snapshots fingerprinted with different algorithms, profiles or modes are not comparable
 and are refused; when only the schemas differ, the schema changes are reported.
 
 --json writes {"equal", "records": {"added","removed","changed","unchanged"},
-"fields": {"<column>": {"changed"}}, "schema_changes": [...], "examples", ...}.
+"fields": {"<column>": {"changed"}}, "schema_changes": [...], "physical_changes": [...],
+"examples", ...}.
 
 Exit status: 0 no difference; 1 differences; 2 error.`,
 		Args: cobra.ExactArgs(2),
@@ -81,16 +86,17 @@ type fieldJSON struct {
 
 func diffJSON(r *compare.Report) map[string]any {
 	doc := map[string]any{
-		"equal":          r.Equal,
-		"comparable":     r.Comparable,
-		"states_equal":   r.StatesEqual,
-		"resolution":     string(r.Resolution),
-		"a":              r.A,
-		"b":              r.B,
-		"rows":           map[string]uint64{"a": r.A.Rows, "b": r.B.Rows},
-		"schema_changes": r.SchemaChanges,
-		"columns_differ": nonNil(r.ColumnsDiffer),
-		"notes":          nonNil(r.Notes),
+		"equal":            r.Equal,
+		"comparable":       r.Comparable,
+		"states_equal":     r.StatesEqual,
+		"resolution":       string(r.Resolution),
+		"a":                r.A,
+		"b":                r.B,
+		"rows":             map[string]uint64{"a": r.A.Rows, "b": r.B.Rows},
+		"schema_changes":   r.SchemaChanges,
+		"physical_changes": nonNilSlice(r.Physical),
+		"columns_differ":   nonNil(r.ColumnsDiffer),
+		"notes":            nonNil(r.Notes),
 	}
 	if r.Records != nil {
 		doc["records"] = r.Records
@@ -110,6 +116,13 @@ func diffJSON(r *compare.Report) map[string]any {
 		doc["fields"] = fields
 	}
 	return doc
+}
+
+func nonNilSlice[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 func nonNil(s []string) []string {
@@ -184,6 +197,16 @@ func printDiff(w io.Writer, r *compare.Report) error {
 				fmt.Fprintf(w, "%s%s %s\n", label, c.Kind, c.Name)
 			}
 		}
+	}
+	for i, c := range r.Physical {
+		label := "physical"
+		if i > 0 {
+			label = ""
+		}
+		fmt.Fprintf(w, "  %-9s %s (%s): %s\n", label, c.Name, c.Type, strings.Join(c.Differences(), ", "))
+	}
+	if len(r.Physical) > 0 {
+		fmt.Fprintf(w, "            (how the values are stored, not a difference: they compare by value)\n")
 	}
 	if r.Records != nil {
 		printExamples(w, "changed", r.Examples.Changed, r.Records.Changed)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -25,6 +26,7 @@ type diffDoc struct {
 		Kind string `json:"kind"`
 		Name string `json:"name"`
 	} `json:"schema_changes"`
+	Physical []physicalDoc `json:"physical_changes"`
 	Examples struct {
 		Added   []struct{ Key string } `json:"added"`
 		Removed []struct{ Key string } `json:"removed"`
@@ -34,6 +36,20 @@ type diffDoc struct {
 		} `json:"changed"`
 	} `json:"examples"`
 }
+
+type physicalSide struct {
+	Arrow, Source string
+	Width         uint64
+	Nullable      bool
+}
+
+type physicalDoc struct {
+	Name, Type string
+	A, B       physicalSide
+}
+
+// vega is the directory of the real files of testdata/vega (README.md there).
+var vega = filepath.Join("..", "..", "testdata", "vega")
 
 func diffJSONOf(t *testing.T, wantCode int, args ...string) diffDoc {
 	t.Helper()
@@ -255,10 +271,10 @@ func TestDiffCompositeKey(t *testing.T) {
 	}
 }
 
-// TestDiffRetypeIsComparable: a width change (int32 → int64) is a schema change that
-// leaves the C3 schema identity alone (both are C2 integers): records are compared,
-// and the diff reports the retype with exit 1 even though no record changed.
-func TestDiffRetypeIsComparable(t *testing.T) {
+// TestDiffWidthIsPhysical: a width change (int32 → int64) leaves the C3 schema identity
+// alone (both are C2 integers): the records are compared, the diff is equal (exit 0),
+// and the width appears as a physical change, not a schema change.
+func TestDiffWidthIsPhysical(t *testing.T) {
 	r := newRepo(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "t.csv")
@@ -275,11 +291,50 @@ func TestDiffRetypeIsComparable(t *testing.T) {
 		}
 		ids = append(ids, snapRe.FindStringSubmatch(out)[1])
 	}
-	d := diffJSONOf(t, ExitDifference, "--repo", r, ids[0], ids[1])
-	if d.Equal || !d.Comparable || d.Records == nil || *d.Records.Unchanged != 2 || *d.Records.Changed != 0 {
+	d := diffJSONOf(t, ExitOK, "--repo", r, ids[0], ids[1])
+	if !d.Equal || !d.Comparable || d.Records == nil || *d.Records.Unchanged != 2 || *d.Records.Changed != 0 {
 		t.Errorf("diff = %+v", d)
 	}
-	if len(d.SchemaChanges) != 1 || d.SchemaChanges[0].Kind != "retyped" || d.SchemaChanges[0].Name != "v" {
-		t.Errorf("schema changes = %+v", d.SchemaChanges)
+	if len(d.SchemaChanges) != 0 {
+		t.Errorf("schema changes = %+v, want none", d.SchemaChanges)
+	}
+	want := []physicalDoc{{Name: "v", Type: "int", A: physicalSide{Arrow: "int32", Source: "int32", Width: 32},
+		B: physicalSide{Arrow: "int64", Source: "int64", Width: 64}}}
+	if !reflect.DeepEqual(d.Physical, want) {
+		t.Errorf("physical changes %+v, want %+v", d.Physical, want)
+	}
+}
+
+// TestDiffParquetWritersAreEqual: the same 1,000 flights written by Apache Arrow Go and
+// by DuckDB (testdata/vega) diff as equal, exit 0, with the writers' choices (string
+// layout) as physical notes; the text never says "retyped".
+func TestDiffParquetWritersAreEqual(t *testing.T) {
+	r := newRepo(t)
+	scanFlights := func(file string) string {
+		return scanID(t, "--repo", r, "--name", "flights", "--resolution", "value", filepath.Join(vega, file))
+	}
+	a, b, c := scanFlights("flights-1k-arrowgo.parquet"), scanFlights("flights-1k-duckdb.parquet"), scanFlights("flights-1k-parquetgo.parquet")
+	code, out, e := runCLI(t, "diff", "--repo", r, a, b)
+	if code != ExitOK {
+		t.Fatalf("diff arrow-go → duckdb: exit %d, want 0\n%s%s", code, out, e)
+	}
+	for _, s := range []string{"1,000 same", "schema    unchanged",
+		"physical  origin (text): arrow large_utf8 → utf8\n",
+		"          destination (text): arrow large_utf8 → utf8\n"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("text diff lacks %q:\n%s", s, out)
+		}
+	}
+	if strings.Contains(out, "retyped") {
+		t.Errorf("text diff reports a retyping:\n%s", out)
+	}
+	d := diffJSONOf(t, ExitOK, "--repo", r, c, b)
+	if !d.Equal || len(d.SchemaChanges) != 0 || len(d.Physical) != 5 {
+		t.Fatalf("parquet-go → duckdb: equal %v schema %+v physical %+v; want equal, 5 physical changes", d.Equal, d.SchemaChanges, d.Physical)
+	}
+	for _, p := range d.Physical {
+		if p.A.Nullable || !p.B.Nullable || p.A.Arrow != p.B.Arrow || p.A.Source != p.B.Source || p.A.Width != p.B.Width {
+			t.Errorf("%s: %+v → %+v, want only not null → nullable", p.Name, p.A, p.B)
+		}
 	}
 }
