@@ -166,7 +166,8 @@ type Options struct {
 	// list every column of the source, in the header's order for CSV.
 	Columns []Column
 	// Infer asks the CSV adapter to infer column types in a first full pass
-	// (int64, uint64, bool or text; see doc.go). JSON lines always infer
+	// (int64, uint64, bool where every cell renders back to exactly its text,
+	// else text; see doc.go). JSON lines always infer
 	// when Columns is empty.
 	Infer bool
 	// Null is the CSV spelling of a null cell. Nil means CSV has no nulls:

@@ -77,7 +77,7 @@ Exit status: 0 equal; 1 different; 2 error.`,
 	fl.StringVar(&f.queryA, "query-a", "", "a SELECT for side A, whose address is a database without #TABLE")
 	fl.StringVar(&f.queryB, "query-b", "", "a SELECT for side B, whose address is a database without #TABLE")
 	fl.StringVar(&f.schemaB, "schema-b", "", "explicit column types for side B only (overrides --schema)")
-	fl.BoolVar(&f.infer, "infer", false, "CSV sides without a schema: infer int64, uint64 and bool columns")
+	fl.BoolVar(&f.infer, "infer", false, "CSV sides without a schema: infer int64, uint64 and bool columns whose every cell keeps its exact text (00501 stays text)")
 	fl.StringVar(&f.null, "null", "", "CSV sides: the spelling of a null cell")
 	fl.BoolVar(&f.allowPartial, "allow-partial", false, "compare even when records of a side failed to read (coverage not COMPLETE)")
 	fl.BoolVar(&f.asJSON, "json", false, "write JSON instead of text")

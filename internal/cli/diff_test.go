@@ -338,3 +338,48 @@ func TestDiffParquetWritersAreEqual(t *testing.T) {
 		}
 	}
 }
+
+// TestInferKeepsZipCodes: vega-datasets' zip codes under --infer keep their text. Writing
+// 00501 as 501 and 02108 as +2108 is a difference for diff and for compare (exit 1), and
+// 00501 and 501 are two keys, not a duplicate.
+func TestInferKeepsZipCodes(t *testing.T) {
+	orig, err := os.ReadFile(filepath.Join(vega, "zipcodes-640.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.csv")
+	b := filepath.Join(dir, "b.csv")
+	both := filepath.Join(dir, "both.csv")
+	edited := strings.Replace(strings.Replace(string(orig), "\n00501,", "\n501,", 1), "\n02108,", "\n+2108,", 1)
+	if edited == string(orig) || strings.Count(edited, "\n501,") != 1 || strings.Count(edited, "\n+2108,") != 1 {
+		t.Fatal("the fixture no longer holds 00501 and 02108")
+	}
+	os.WriteFile(a, orig, 0o644)
+	os.WriteFile(b, []byte(edited), 0o644)
+	os.WriteFile(both, []byte(string(orig)+"501,40.922326,-72.637078,Holtsville,NY,Suffolk\n"), 0o644)
+	r := newRepo(t)
+	scanZip := func(file string) string {
+		return scanID(t, "--repo", r, "--name", "zipcodes", "--infer", "--key", "zip_code", "--resolution", "value", file)
+	}
+	ia, ib := scanZip(a), scanZip(b)
+	d := diffJSONOf(t, ExitDifference, "--repo", r, ia, ib)
+	if d.Equal || d.Records == nil || *d.Records.Added != 2 || *d.Records.Removed != 2 || *d.Records.Unchanged != 638 {
+		t.Fatalf("diff = %+v, want 2 added (501, +2108), 2 removed (00501, 02108), 638 unchanged", d)
+	}
+	var added, removed []string
+	for _, e := range d.Examples.Added {
+		added = append(added, e.Key)
+	}
+	for _, e := range d.Examples.Removed {
+		removed = append(removed, e.Key)
+	}
+	if strings.Join(added, " ") != `zip_code="+2108" zip_code="501"` || strings.Join(removed, " ") != `zip_code="00501" zip_code="02108"` {
+		t.Errorf("added %q removed %q", added, removed)
+	}
+	if code, _, e := runCLI(t, "compare", "--infer", "--key", "zip_code", a, b); code != ExitDifference {
+		t.Errorf("compare --infer: exit %d, want 1: %s", code, e)
+	}
+	// 00501 and 501 are different zip codes: no duplicate key.
+	scanZip(both)
+}
