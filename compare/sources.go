@@ -508,13 +508,7 @@ func (p *plan) key(named []string, a, b source.Source) ([]string, error) {
 		}
 		return named, nil
 	}
-	pk := func(s source.Source) []string {
-		if k, ok := s.(interface{ PrimaryKey() []string }); ok {
-			return k.PrimaryKey()
-		}
-		return nil
-	}
-	ka, kb := pk(a), pk(b)
+	ka, kb := source.PrimaryKey(a), source.PrimaryKey(b)
 	if len(ka) == 0 || len(kb) == 0 {
 		return nil, bad("--key is required: both sides must expose a primary key to compare without one")
 	}

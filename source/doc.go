@@ -245,6 +245,16 @@
 // without a declared type (expressions) must be declared. Query result
 // names must be unique. Rows come in the engine's order.
 //
+// A table's PRIMARY KEY columns (pragma_table_info's pk, in key order) are
+// its PrimaryKey, the default key of scan and compare; a view, a query and
+// a rowid table without a declared key have none.
+//
+// # Primary keys
+//
+// The adapters of database tables (SQLite, DuckDB, PostgreSQL, MySQL)
+// implement Keyed; PrimaryKey(src) is the one place scan and compare ask a
+// source for its key, so both default to the same columns.
+//
 // # Schema registry
 //
 // Registry assigns field ids per namespace: a name keeps its id forever

@@ -40,6 +40,24 @@ type Source interface {
 	Close() error
 }
 
+// Keyed is implemented by the sources of database tables, which know their
+// primary key: the SQLite, DuckDB, PostgreSQL and MySQL adapters. PrimaryKey
+// returns the table's PRIMARY KEY columns in key order, nil for a view, a
+// query or a table without one.
+type Keyed interface {
+	PrimaryKey() []string
+}
+
+// PrimaryKey returns src's primary key columns when src is Keyed, else nil.
+// It is the default key of every scan and comparison (package scan, package
+// compare), so both pick the same key for the same source.
+func PrimaryKey(src Source) []string {
+	if k, ok := src.(Keyed); ok {
+		return k.PrimaryKey()
+	}
+	return nil
+}
+
 // Kind names an adapter.
 type Kind string
 
