@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/pipewhy/pipewhy/fingerprint"
 	"github.com/pipewhy/pipewhy/normalize"
@@ -16,6 +17,11 @@ type Options struct {
 	// Limit is the number of examples kept per kind (added, removed, changed);
 	// 0 keeps none, negative means 10.
 	Limit int
+	// AllowDifferentArtifacts compares snapshots of different artifacts, matching
+	// their fields by field id although each artifact assigned its ids separately
+	// (Sources assigns both sides' ids itself). Without it such snapshots are
+	// refused with CodeArtifacts: field 1 of one artifact is not field 1 of another.
+	AllowDifferentArtifacts bool
 }
 
 // Side describes one of the two snapshots.
@@ -187,13 +193,21 @@ func Diff(a, b *repo.Scan, o Options) (*Report, error) {
 		o.Limit = 10
 	}
 	r := &Report{A: side(a), B: side(b)}
+	if a.Descriptor.Artifact != b.Descriptor.Artifact {
+		if !o.AllowDifferentArtifacts {
+			return nil, &Error{Code: CodeArtifacts, Op: "diff", Msg: fmt.Sprintf(
+				"snapshot A observes artifact %q and snapshot B artifact %q: each artifact numbers its columns on its own, so their columns cannot be matched (to compare two different datasets by column name, use 'pipewhy compare' on their sources; to match the columns by field id anyway, pass --allow-different-artifacts)",
+				a.Descriptor.Artifact, b.Descriptor.Artifact)}
+		}
+		r.Notes = append(r.Notes, fmt.Sprintf("different artifacts (%s, %s): columns matched by field id, which each artifact assigned on its own", a.Descriptor.Artifact, b.Descriptor.Artifact))
+	}
 	r.SchemaChanges, r.Physical = schemaChanges(&a.Descriptor, &b.Descriptor)
 	ca, cb := a.Context, b.Context
 	switch {
 	case ca.Algorithm() != cb.Algorithm():
 		return nil, &Error{Code: CodeContext, Op: "diff", Msg: fmt.Sprintf("not comparable: fingerprint algorithms differ (%s vs %s)", ca.Algorithm().ID(), cb.Algorithm().ID())}
 	case ca.ProfileID() != cb.ProfileID():
-		return nil, &Error{Code: CodeContext, Op: "diff", Msg: fmt.Sprintf("not comparable: normalization profiles differ (%s vs %s)", ca.ProfileID(), cb.ProfileID())}
+		return nil, &Error{Code: CodeContext, Op: "diff", Msg: profileMismatch(a, b)}
 	case ca.Mode() != cb.Mode():
 		return nil, &Error{Code: CodeContext, Op: "diff", Msg: fmt.Sprintf("not comparable: fingerprint modes differ (%s vs %s)", ca.Mode(), cb.Mode())}
 	}
@@ -336,6 +350,56 @@ func namer(d *repo.Descriptor) func(uint64) string {
 		}
 		return fmt.Sprintf("#%d", id)
 	}
+}
+
+// profileMismatch says which C2 profile each snapshot was scanned with and how to
+// rescan one of them with the other's.
+func profileMismatch(a, b *repo.Scan) string {
+	name := func(s *repo.Scan) string {
+		if p, err := normalize.ParseProfile(s.Context.ProfileID()); err == nil {
+			return p.Name()
+		}
+		return s.Context.ProfileID()
+	}
+	pa, pb := name(a), name(b)
+	return fmt.Sprintf("not comparable: snapshot A (%s) was scanned with profile %s and snapshot B (%s) with profile %s, and fingerprints of different normalization profiles are never compared; rescan one with the other's profile, for example: %s (with the other source options used before)",
+		a.Metadata.ID.String()[:12], pa, b.Metadata.ID.String()[:12], pb, rescanCommand(b, pa))
+}
+
+// rescanCommand is the pipewhy scan command that observes s's source again under
+// profile: same address, artifact name, resolution, key and excluded columns.
+func rescanCommand(s *repo.Scan, profile string) string {
+	d := &s.Descriptor
+	args := []string{"pipewhy", "scan", shellQuote(d.Address), "--name", shellQuote(d.Artifact), "--profile", profile,
+		"--resolution", string(s.Metadata.Resolution)}
+	if len(d.KeyFields) > 0 {
+		var keys []string
+		for _, id := range d.KeyFields {
+			if f, ok := findField(d, uint64(id)); ok {
+				keys = append(keys, f.Name)
+			}
+		}
+		args = append(args, "--key", shellQuote(strings.Join(keys, ",")))
+	}
+	if len(d.Excluded) > 0 {
+		args = append(args, "--exclude", shellQuote(strings.Join(d.Excluded, ",")))
+	}
+	return strings.Join(args, " ")
+}
+
+// shellQuote quotes s for a POSIX shell unless it is made of safe characters only.
+func shellQuote(s string) string {
+	safe := s != ""
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./:,=+@%", c)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func side(s *repo.Scan) Side {

@@ -158,7 +158,7 @@ func Sources(ctx context.Context, a, b Input, o SourceOptions) (*Comparison, err
 		return nil, err
 	}
 	scans := [2]*repo.Scan{obs[0].Scan, obs[1].Scan}
-	rep, err := Diff(scans[0], scans[1], Options{Limit: o.Limit})
+	rep, err := Diff(scans[0], scans[1], Options{Limit: o.Limit, AllowDifferentArtifacts: true})
 	if err != nil {
 		return nil, err
 	}
@@ -279,7 +279,7 @@ func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, k
 	}
 	// Diff of the changed records alone: the per-field counts and the changed examples
 	// (the same Limit smallest keys as the first read's, unless a side changed).
-	sub, err := Diff(again[0].Scan, again[1].Scan, Options{Limit: o.Limit})
+	sub, err := Diff(again[0].Scan, again[1].Scan, Options{Limit: o.Limit, AllowDifferentArtifacts: true})
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ func newDiffCommand(s streams) *cobra.Command {
 	var repoDir string
 	var asJSON bool
 	var limit int
+	var otherArtifacts bool
 	cmd := &cobra.Command{
 		Use:   "diff A B",
 		Short: "Compare two scan snapshots: records added, removed, changed; fields; schema",
@@ -28,8 +29,13 @@ widths, nullability) is shown on "physical" lines and is never a difference: equ
 with equal value types is equal (exit 0). Snapshot ids may be abbreviated to a unique
 prefix.
 
-Snapshots fingerprinted with different algorithms, profiles or modes are not comparable
-and are refused; when only the schemas differ, the schema changes are reported.
+Snapshots of different artifacts (scan --name) are refused: each artifact numbers its
+columns on its own, so column 1 of one is not column 1 of the other. Compare two
+different datasets with 'pipewhy compare' (columns matched by name), or pass
+--allow-different-artifacts to match their columns by field id anyway. Snapshots
+fingerprinted with different algorithms, profiles or modes are not comparable and are
+refused (the message names each side's profile and the scan command that rescans one
+with the other's); when only the schemas differ, the schema changes are reported.
 
 --json writes {"equal", "records": {"added","removed","changed","unchanged"},
 "fields": {"<column>": {"changed"}}, "schema_changes": [...], "physical_changes": [...],
@@ -55,7 +61,7 @@ Exit status: 0 no difference; 1 differences; 2 error.`,
 			if errB != nil {
 				return errB
 			}
-			rep, err := compare.Diff(a, b, compare.Options{Limit: limit})
+			rep, err := compare.Diff(a, b, compare.Options{Limit: limit, AllowDifferentArtifacts: otherArtifacts})
 			if err != nil {
 				return withExit(ExitError, err)
 			}
@@ -76,6 +82,7 @@ Exit status: 0 no difference; 1 differences; 2 error.`,
 	cmd.Flags().StringVar(&repoDir, "repo", "", "repository directory (default: .pipewhy here or in a parent)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "write JSON instead of text")
 	cmd.Flags().IntVar(&limit, "limit", 10, "examples to show per kind (added, removed, changed)")
+	cmd.Flags().BoolVar(&otherArtifacts, "allow-different-artifacts", false, "compare snapshots of different artifacts, matching their columns by field id")
 	return cmd
 }
 

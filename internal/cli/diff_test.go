@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -221,11 +222,53 @@ func TestDiffSchemaChangeAndContexts(t *testing.T) {
 	if d.Equal || d.Comparable || len(d.SchemaChanges) != 1 || d.SchemaChanges[0].Kind != "added" || d.SchemaChanges[0].Name != "extra" {
 		t.Errorf("schema diff = %+v", d)
 	}
-	// Another profile: refused with exit 2 and a clear message.
+	// Another profile: refused with exit 2, naming both profiles.
 	c := scanID(v1, "--key", "id", "--resolution", "record", "--profile", "logical-v1")
 	code, _, e := runCLI(t, "diff", "--repo", r, a, c)
-	if code != ExitError || !strings.Contains(e, "not comparable") || !strings.Contains(e, "profiles differ") {
+	if code != ExitError || !strings.Contains(e, "not comparable") || !strings.Contains(e, "strict-v1") || !strings.Contains(e, "logical-v1") {
 		t.Errorf("cross-profile diff: exit %d stderr %q", code, e)
+	}
+}
+
+// TestDiffDifferentArtifacts: snapshots of two unrelated real files (vega-datasets'
+// airports and flights) are refused with exit 2 (their field ids were assigned
+// separately: airports' iata and flights' date are both field 1), not reported as a
+// rename; --allow-different-artifacts compares them by field id, with a note.
+func TestDiffDifferentArtifacts(t *testing.T) {
+	r := newRepo(t)
+	air := scanID(t, "--repo", r, "--resolution", "record", filepath.Join(vega, "airports-100.csv"))
+	fl := scanID(t, "--repo", r, "--resolution", "record", filepath.Join(vega, "flights-1k-arrowgo.parquet"))
+	code, out, e := runCLI(t, "diff", "--repo", r, air, fl)
+	if code != ExitError || out != "" || !strings.Contains(e, "PW_COMPARE_ARTIFACTS") || !strings.Contains(e, `artifact "airports-100"`) ||
+		!strings.Contains(e, `artifact "flights-1k-arrowgo"`) || !strings.Contains(e, "pipewhy compare") {
+		t.Errorf("diff of different artifacts: exit %d, stdout %q, stderr %q", code, out, e)
+	}
+	code, out, _ = runCLI(t, "diff", "--repo", r, "--allow-different-artifacts", air, fl)
+	if code != ExitDifference || !strings.Contains(out, "note      different artifacts (airports-100, flights-1k-arrowgo)") {
+		t.Errorf("--allow-different-artifacts: exit %d\n%s", code, out)
+	}
+}
+
+// TestDiffProfilesDiffer: real zip codes scanned under strict-v1 and logical-v1 are not
+// comparable; the message names each side's profile and a scan command that rescans B
+// under A's profile, and running that command gives a snapshot equal to A.
+func TestDiffProfilesDiffer(t *testing.T) {
+	r := newRepo(t)
+	zips := filepath.Join(vega, "zipcodes-640.csv")
+	a := scanID(t, "--repo", r, "--name", "zip", "--key", "zip_code", "--resolution", "value", zips)
+	b := scanID(t, "--repo", r, "--name", "zip", "--key", "zip_code", "--resolution", "value", "--profile", "logical-v1", zips)
+	code, _, e := runCLI(t, "diff", "--repo", r, a, b)
+	want := fmt.Sprintf("snapshot A (%s) was scanned with profile strict-v1 and snapshot B (%s) with profile logical-v1", a[:12], b[:12])
+	if code != ExitError || !strings.Contains(e, want) {
+		t.Fatalf("exit %d, stderr %q; want exit 2 and %q", code, e, want)
+	}
+	cmd := "pipewhy scan " + zips + " --name zip --profile strict-v1 --resolution value --key zip_code"
+	if !strings.Contains(e, "for example: "+cmd+" (") {
+		t.Fatalf("stderr %q lacks the rescan command %q", e, cmd)
+	}
+	again := scanID(t, append([]string{"--repo", r}, strings.Fields(cmd)[2:]...)...)
+	if d := diffJSONOf(t, ExitOK, "--repo", r, a, again); !d.Equal {
+		t.Errorf("rescan with the suggested command: %+v", d)
 	}
 }
 
