@@ -1,10 +1,12 @@
 package compare
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/pipewhy/pipewhy/fingerprint"
 	"github.com/pipewhy/pipewhy/normalize"
@@ -22,6 +24,10 @@ type Options struct {
 	// (Sources assigns both sides' ids itself). Without it such snapshots are
 	// refused with CodeArtifacts: field 1 of one artifact is not field 1 of another.
 	AllowDifferentArtifacts bool
+	// Load reads the parts a scan misses (repo.Repo.LoadMore): Diff may be given
+	// summaries (repo.Repo.LoadParts with no part) and loads the record and value
+	// arrays only when the comparison needs them. Nil: the scans must hold them.
+	Load func(s *repo.Scan, parts repo.Parts) error
 }
 
 // Side describes one of the two snapshots.
@@ -187,7 +193,9 @@ type Report struct {
 // Diff compares scan snapshots a (old) and b (new). Snapshots whose contexts differ
 // in algorithm, profile or mode are refused (CodeContext); when only the schema
 // identity differs, the report lists the schema changes and is not Comparable.
-// At record and value resolution the record arrays are compared in one merge pass.
+// At record and value resolution the record arrays are compared in one merge pass,
+// unless the dataset states are equal: then the answer comes from the states (see
+// equalStates) and the arrays are not needed.
 func Diff(a, b *repo.Scan, o Options) (*Report, error) {
 	if o.Limit < 0 {
 		o.Limit = 10
@@ -244,6 +252,19 @@ func Diff(a, b *repo.Scan, o Options) (*Report, error) {
 		return r, nil
 	}
 	values := r.Resolution == snapshot.ResolutionValue
+	if eq {
+		done, err := equalStates(r, a, b, o)
+		if err != nil || done {
+			return r, err
+		}
+	}
+	parts := repo.PartRecords | repo.PartKeys
+	if values {
+		parts |= repo.PartValues
+	}
+	if err := need(o, parts, a, b); err != nil {
+		return nil, err
+	}
 	var fieldIdx map[uint64]int
 	if values {
 		fieldIdx = map[uint64]int{}
@@ -290,6 +311,68 @@ func Diff(a, b *repo.Scan, o Options) (*Report, error) {
 		r.Examples.Changed = append(r.Examples.Changed, ex)
 	}
 	return r, nil
+}
+
+// equalStates completes the report of two snapshots whose dataset states are equal,
+// compared at record or value resolution with the same keys. Equal states are equal
+// multisets of records (but for a 2^-128 accident, docs/contracts/C3-fingerprint.md):
+// no record was added, removed or changed, and no field changed. With declared keys,
+// which scan makes unique, every record is unchanged and no array is read. Without, a
+// record may occur several times, and the merge pass over the record entries alone
+// (not the key words or values) counts those duplicated keys as the full diff does.
+// done is false only if that pass finds a difference after all: then the full diff
+// must run.
+func equalStates(r *Report, a, b *repo.Scan, o Options) (done bool, err error) {
+	if len(a.Descriptor.KeyFields) > 0 {
+		r.Records = &Counts{Unchanged: uint64(a.Descriptor.Rows)}
+	} else {
+		if err := need(o, repo.PartRecords, a, b); err != nil {
+			return false, err
+		}
+		c, err := Merge(a.Records, b.Records, nil)
+		if err != nil {
+			return false, err
+		}
+		if c.Added+c.Removed+c.Changed > 0 {
+			return false, nil
+		}
+		r.Records = &c
+	}
+	if r.Resolution == snapshot.ResolutionValue {
+		r.Fields = commonFields(a, b)
+	}
+	return true, nil
+}
+
+// need makes sure that a and b hold parts of their resolution, reading what they
+// miss with o.Load, both at once.
+func need(o Options, parts repo.Parts, a, b *repo.Scan) error {
+	scans := [2]*repo.Scan{a, b}
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i, s := range scans {
+		if s.Missing()&parts == 0 {
+			continue
+		}
+		if o.Load == nil {
+			return &Error{Code: CodeRecords, Op: "diff", Msg: "the snapshots' record arrays are not loaded"}
+		}
+		wg.Go(func() { errs[i] = o.Load(s, parts) })
+	}
+	wg.Wait()
+	return errors.Join(errs[0], errs[1])
+}
+
+// commonFields are Diff's value-resolution fields of a and b when no record changed:
+// every field present in both, in B's schema order, none changed.
+func commonFields(a, b *repo.Scan) []FieldCount {
+	out := []FieldCount{}
+	for _, f := range b.Descriptor.Fields {
+		if _, ok := a.FieldByID(uint64(f.ID)); ok {
+			out = append(out, FieldCount{Name: f.Name, ID: uint64(f.ID)})
+		}
+	}
+	return out
 }
 
 // valueDiff merges the value entries of a's entry ia and b's entry ib by field id and
@@ -362,7 +445,7 @@ func profileMismatch(a, b *repo.Scan) string {
 		return s.Context.ProfileID()
 	}
 	pa, pb := name(a), name(b)
-	return fmt.Sprintf("not comparable: snapshot A (%s) was scanned with profile %s and snapshot B (%s) with profile %s, and fingerprints of different normalization profiles are never compared; rescan one with the other's profile, for example: %s (with the other source options used before)",
+	return fmt.Sprintf("not comparable: the normalization profiles differ: snapshot A (%s) was scanned with profile %s and snapshot B (%s) with profile %s, and fingerprints of different profiles are never compared; rescan one with the other's profile, for example: %s (with the other source options used before)",
 		a.Metadata.ID.String()[:12], pa, b.Metadata.ID.String()[:12], pb, rescanCommand(b, pa))
 }
 

@@ -1,10 +1,16 @@
 package compare
 
 import (
+	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/pipewhy/pipewhy/repo"
+	"github.com/pipewhy/pipewhy/scan"
 	"github.com/pipewhy/pipewhy/snapshot"
 )
 
@@ -40,4 +46,86 @@ func TestShellQuote(t *testing.T) {
 			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
 		}
 	}
+}
+
+// TestDiffEqualStatesNeedNoArrays: two snapshots with equal dataset states are compared
+// from their states; with a declared key nothing else is read, without one the record
+// entries only (for the duplicated keys); the report is the one of the full diff.
+// Snapshots that differ read every array the comparison needs.
+func TestDiffEqualStatesNeedNoArrays(t *testing.T) {
+	r, err := repo.Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	zips := filepath.Join(vega, "zipcodes-640.csv")
+	edited := writeFile(t, t.TempDir(), "z.csv", strings.Replace(readFile(t, zips), "\n00501,40.922326,", "\n00501,40.9,", 1))
+	run := func(addr string, key []string) snapshot.ID {
+		res, err := scan.Run(context.Background(), r, scan.Options{Address: addr, Name: "zip", Resolution: snapshot.ResolutionValue, Key: key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.ID
+	}
+	for _, c := range []struct {
+		name   string
+		key    []string
+		b      string
+		equal  bool
+		loaded repo.Parts // what Diff reads of each side
+	}{
+		{"keyed, equal", []string{"zip_code"}, zips, true, 0},
+		{"keyless, equal", nil, zips, true, repo.PartRecords},
+		{"keyed, one changed", []string{"zip_code"}, edited, false, repo.AllParts},
+		{"keyless, one changed", nil, edited, false, repo.AllParts},
+	} {
+		a, b := run(zips, c.key), run(c.b, c.key)
+		var loaded [2]repo.Parts
+		sa, err := r.LoadParts(a, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sb, err := r.LoadParts(b, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		load := func(s *repo.Scan, p repo.Parts) error {
+			i := 0
+			if s == sb {
+				i = 1
+			}
+			loaded[i] |= p & s.Missing()
+			return r.LoadMore(s, p)
+		}
+		got, err := Diff(sa, sb, Options{Limit: -1, Load: load})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if loaded != [2]repo.Parts{c.loaded, c.loaded} {
+			t.Errorf("%s: loaded %b, want %b of each", c.name, loaded, c.loaded)
+		}
+		fa, _ := r.Load(a)
+		fb, _ := r.Load(b)
+		want, err := Diff(fa, fb, Options{Limit: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Equal != c.equal || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: equal %v; from summaries %+v\nfrom whole snapshots %+v", c.name, got.Equal, got, want)
+		}
+	}
+	// Without Load, summaries of different snapshots cannot be compared.
+	sa, _ := r.LoadParts(run(zips, nil), 0)
+	sb, _ := r.LoadParts(run(edited, nil), 0)
+	if _, err := Diff(sa, sb, Options{}); !errors.Is(err, &Error{Code: CodeRecords}) {
+		t.Errorf("summaries without Load: %v", err)
+	}
+}
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

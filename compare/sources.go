@@ -308,18 +308,6 @@ func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, k
 // 1/selectFraction of the records compared. A variable for tests.
 var selectFraction uint64 = 8
 
-// commonFields are Diff's value-resolution fields of a and b when no record changed:
-// every field present in both, in B's schema order, none changed.
-func commonFields(a, b *repo.Scan) []FieldCount {
-	out := []FieldCount{}
-	for _, f := range b.Descriptor.Fields {
-		if _, ok := a.FieldByID(uint64(f.ID)); ok {
-			out = append(out, FieldCount{Name: f.Name, ID: uint64(f.ID)})
-		}
-	}
-	return out
-}
-
 // notReread stands for a value the second read did not return.
 const notReread = "(not re-read)"
 

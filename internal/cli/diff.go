@@ -48,12 +48,14 @@ Exit status: 0 no difference; 1 differences; 2 error.`,
 			if err != nil {
 				return err
 			}
-			// Both snapshots load (read, checksum, validate) at once; A's error wins.
+			// Both snapshots' summaries load (read, checksum, validate) at once; A's error
+			// wins. Diff reads their record and value arrays only when it needs them:
+			// not when the dataset states are equal.
 			var a, b *repo.Scan
 			var errA, errB error
 			var wg sync.WaitGroup
-			wg.Go(func() { a, errA = loadScan(r, args[0]) })
-			b, errB = loadScan(r, args[1])
+			wg.Go(func() { a, errA = loadScanParts(r, args[0], 0) })
+			b, errB = loadScanParts(r, args[1], 0)
 			wg.Wait()
 			if errA != nil {
 				return errA
@@ -61,7 +63,13 @@ Exit status: 0 no difference; 1 differences; 2 error.`,
 			if errB != nil {
 				return errB
 			}
-			rep, err := compare.Diff(a, b, compare.Options{Limit: limit, AllowDifferentArtifacts: otherArtifacts})
+			load := func(sc *repo.Scan, parts repo.Parts) error {
+				if err := r.LoadMore(sc, parts); err != nil {
+					return loadFailed(sc.Metadata.ID, err)
+				}
+				return nil
+			}
+			rep, err := compare.Diff(a, b, compare.Options{Limit: limit, AllowDifferentArtifacts: otherArtifacts, Load: load})
 			if err != nil {
 				return withExit(ExitError, err)
 			}

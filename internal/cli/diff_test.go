@@ -426,3 +426,36 @@ func TestInferKeepsZipCodes(t *testing.T) {
 	// 00501 and 501 are different zip codes: no duplicate key.
 	scanZip(both)
 }
+
+// TestDiffEqualStatesReadNoValues: two value snapshots of the same real file (1,000
+// flights, no key) diff from their states and record entries: the value arrays and key
+// words are not read (damaged, they do not stop the diff), the record entries are.
+func TestDiffEqualStatesReadNoValues(t *testing.T) {
+	r := newRepo(t)
+	f := filepath.Join(vega, "flights-1k-arrowgo.parquet")
+	a := scanID(t, "--repo", r, "--name", "flights", "--resolution", "value", f)
+	b := scanID(t, "--repo", r, "--name", "flights", "--resolution", "value", f)
+	damage := func(array string) {
+		t.Helper()
+		p := filepath.Join(r, "store", "snapshots", b, "array-"+array+".bin")
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data[len(data)/2] ^= 1
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	damage("values")
+	damage("key_words")
+	damage("value_payload_words")
+	d := diffJSONOf(t, ExitOK, "--repo", r, a, b)
+	if !d.Equal || d.Records == nil || *d.Records.Unchanged != 1000 {
+		t.Errorf("diff = %+v, want equal, 1,000 unchanged", d)
+	}
+	damage("records")
+	if code, _, e := runCLI(t, "diff", "--repo", r, a, b); code != ExitError || !strings.Contains(e, "is corrupt") {
+		t.Errorf("damaged record entries: exit %d, stderr %q", code, e)
+	}
+}
