@@ -32,14 +32,18 @@ type Options struct {
 
 // Side describes one of the two snapshots.
 type Side struct {
-	Snapshot     string `json:"snapshot"`
-	Artifact     string `json:"artifact"`
-	Address      string `json:"address"`
-	Namespace    string `json:"namespace"`
-	Resolution   string `json:"resolution"`
-	Rows         uint64 `json:"rows"`
-	Coverage     string `json:"coverage"`
-	FinishedAtNs uint64 `json:"finished_at_ns,string"`
+	Snapshot   string `json:"snapshot"`
+	Artifact   string `json:"artifact"`
+	Address    string `json:"address"`
+	Namespace  string `json:"namespace"`
+	Resolution string `json:"resolution"`
+	Rows       uint64 `json:"rows"`
+	Coverage   string `json:"coverage"`
+	// CoverageFailures are the reasons a coverage is not COMPLETE.
+	CoverageFailures []string `json:"coverage_failures"`
+	// Key names the key fields, in field id order; empty: the whole record is the key.
+	Key          []string `json:"key"`
+	FinishedAtNs uint64   `json:"finished_at_ns,string"`
 }
 
 // SchemaChange is one logical difference between the two snapshots' schemas, matched
@@ -124,7 +128,10 @@ type ValueChange struct {
 
 // Example is one added, removed or changed record, by key.
 type Example struct {
-	Key     string        `json:"key"`
+	Key string `json:"key"`
+	// Brief is Key on one line of about 100 runes at most (repo.FormatRecordShort),
+	// for people: the key of a keyless scan is the whole record.
+	Brief   string        `json:"-"`
 	Changes []ValueChange `json:"changes,omitempty"`
 	key     []uint64      // a changed record's key words (equal key digests: equal on both sides)
 }
@@ -182,8 +189,13 @@ type Report struct {
 	// Fields is set at value resolution: every field present in both snapshots, in B's
 	// schema order, with the number of changed records where its value differs.
 	Fields []FieldCount
-	// ColumnsDiffer lists, at every resolution, the fields present in both snapshots
-	// whose column states differ (a cheap per-column drift signal).
+	// ColumnsDiffer lists the fields present in both snapshots whose column states
+	// (multiset hashes of their values) differ, when that says which fields changed:
+	// when no record was added or removed (a listed field changed in some changed
+	// record), and, at dataset resolution or without a key, when the row counts are
+	// equal (a listed field's values differ: a record changed in it, or records that
+	// differ in it replaced others). Otherwise, with a key, every column's state
+	// differs by the added and removed records alone, and it is nil.
 	ColumnsDiffer []string
 	Examples      Examples
 	// Notes explain a coarser comparison than asked for.
@@ -232,23 +244,14 @@ func Diff(a, b *repo.Scan, o Options) (*Report, error) {
 	}
 	r.StatesEqual = eq
 	r.Equal = eq && len(r.SchemaChanges) == 0
-	// Column drift signals.
-	if a.Columns != nil && b.Columns != nil {
-		for i, f := range b.Descriptor.Fields {
-			for k, g := range a.Descriptor.Fields {
-				if g.ID == f.ID {
-					if same, err := a.Columns[k].Equal(b.Columns[i]); err == nil && !same {
-						r.ColumnsDiffer = append(r.ColumnsDiffer, f.Name)
-					}
-				}
-			}
-		}
-	}
 	if r.Resolution != snapshot.ResolutionDataset && !sameKeys(&a.Descriptor, &b.Descriptor) {
 		r.Notes = append(r.Notes, "the snapshots were scanned with different keys: compared at dataset resolution")
 		r.Resolution = snapshot.ResolutionDataset
 	}
 	if r.Resolution == snapshot.ResolutionDataset {
+		if a.Descriptor.Rows == b.Descriptor.Rows {
+			r.ColumnsDiffer = columnsDiffer(a, b)
+		}
 		return r, nil
 	}
 	values := r.Resolution == snapshot.ResolutionValue
@@ -297,20 +300,66 @@ func Diff(a, b *repo.Scan, o Options) (*Report, error) {
 		return nil, err
 	}
 	r.Records = &c
+	keyless := len(a.Descriptor.KeyFields) == 0
+	if c.Added+c.Removed == 0 || keyless && a.Descriptor.Rows == b.Descriptor.Rows {
+		r.ColumnsDiffer = columnsDiffer(a, b)
+	}
+	// A keyless example (a whole record) shows the fields whose values differ first.
+	differ := map[uint64]bool{}
+	for _, n := range r.ColumnsDiffer {
+		for _, f := range b.Descriptor.Fields {
+			if f.Name == n {
+				differ[uint64(f.ID)] = true
+			}
+		}
+	}
+	first := func(id uint64) bool { return differ[id] }
 	for _, p := range added {
-		r.Examples.Added = append(r.Examples.Added, Example{Key: repo.FormatRecord(p.key, nameB)})
+		r.Examples.Added = append(r.Examples.Added, example(p.key, nameB, first))
 	}
 	for _, p := range removed {
-		r.Examples.Removed = append(r.Examples.Removed, Example{Key: repo.FormatRecord(p.key, nameA)})
+		r.Examples.Removed = append(r.Examples.Removed, example(p.key, nameA, first))
 	}
 	for _, p := range changed {
-		ex := Example{Key: repo.FormatRecord(p.key, nameB), key: slices.Clone(p.key)}
+		ex := example(p.key, nameB, first)
+		ex.key = slices.Clone(p.key)
 		if values {
 			ex.Changes = valueDiff(a, b, p.ia, p.ib, nil, nil, nameB, true, nil)
 		}
 		r.Examples.Changed = append(r.Examples.Changed, ex)
 	}
 	return r, nil
+}
+
+// Widths of Example.Brief: the line, and each text value in it, in runes.
+const (
+	briefWidth      = 100
+	briefValueWidth = 24
+)
+
+// example is the Example of a record's key words; Brief shows the fields first accepts
+// first.
+func example(key []uint64, name func(uint64) string, first func(uint64) bool) Example {
+	return Example{Key: repo.FormatRecord(key, name), Brief: repo.FormatRecordShort(key, name, first, briefWidth, briefValueWidth)}
+}
+
+// columnsDiffer lists the fields of both snapshots, in B's order, whose column states
+// (the sums of their value digests) differ.
+func columnsDiffer(a, b *repo.Scan) []string {
+	if a.Columns == nil || b.Columns == nil {
+		return nil
+	}
+	var out []string
+	for i, f := range b.Descriptor.Fields {
+		for k, g := range a.Descriptor.Fields {
+			if g.ID == f.ID {
+				if same, err := a.Columns[k].Equal(b.Columns[i]); err == nil && !same {
+					out = append(out, f.Name)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // equalStates completes the report of two snapshots whose dataset states are equal,
@@ -486,9 +535,16 @@ func shellQuote(s string) string {
 }
 
 func side(s *repo.Scan) Side {
-	return Side{Snapshot: s.Metadata.ID.String(), Artifact: s.Descriptor.Artifact, Address: s.Descriptor.Address,
+	sd := Side{Snapshot: s.Metadata.ID.String(), Artifact: s.Descriptor.Artifact, Address: s.Descriptor.Address,
 		Namespace: s.Metadata.SourceNamespace, Resolution: string(s.Metadata.Resolution), Rows: uint64(s.Descriptor.Rows),
-		Coverage: string(s.Metadata.Coverage.Status), FinishedAtNs: s.Metadata.FinishedAtNs}
+		Coverage: string(s.Metadata.Coverage.Status), CoverageFailures: append([]string{}, s.Metadata.Coverage.FailureReasons...),
+		Key: []string{}, FinishedAtNs: s.Metadata.FinishedAtNs}
+	for _, id := range s.Descriptor.KeyFields {
+		if f, ok := findField(&s.Descriptor, uint64(id)); ok {
+			sd.Key = append(sd.Key, f.Name)
+		}
+	}
+	return sd
 }
 
 func coarser(a, b snapshot.Resolution) snapshot.Resolution {

@@ -129,3 +129,38 @@ func readFile(t *testing.T, p string) string {
 	}
 	return string(b)
 }
+
+// TestColumnsDiffer: columns are named as differing only when their fingerprints say
+// which changed: not when records were added or removed under a key (every column's
+// fingerprint then differs), but when no record was, or, without a key or at dataset
+// resolution, when the row counts are equal.
+func TestColumnsDiffer(t *testing.T) {
+	zips := filepath.Join(vega, "zipcodes-640.csv")
+	dir := t.TempDir()
+	orig := readFile(t, zips)
+	added := writeFile(t, dir, "added.csv", orig+"99999,40.0,-70.0,Nowhere,NY,Suffolk\n")
+	city := writeFile(t, dir, "city.csv", strings.Replace(orig, ",Holtsville,NY", ",Holtsvile,NY", 1))
+	for _, c := range []struct {
+		res  snapshot.Resolution
+		key  []string
+		b    string
+		want []string
+	}{
+		{snapshot.ResolutionRecord, []string{"zip_code"}, added, nil},
+		{snapshot.ResolutionRecord, []string{"zip_code"}, city, []string{"city"}},
+		{snapshot.ResolutionValue, []string{"zip_code"}, added, nil},
+		{snapshot.ResolutionRecord, nil, city, []string{"city"}}, // keyless: one removed, one added
+		{snapshot.ResolutionRecord, nil, added, nil},
+		{snapshot.ResolutionDataset, nil, city, []string{"city"}},
+		{snapshot.ResolutionDataset, nil, added, nil},
+	} {
+		s := observeAll(t, "zip", c.res, c.key, zips, c.b)
+		r, err := Diff(s[0], s[1], Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(r.ColumnsDiffer, c.want) {
+			t.Errorf("%s key %v %s: columns differ %q, want %q", c.res, c.key, filepath.Base(c.b), r.ColumnsDiffer, c.want)
+		}
+	}
+}

@@ -171,22 +171,10 @@ func compareInput(f compareFlags, addr, own, query string) (compare.Input, error
 }
 
 // printCompare prints the comparison as 'pipewhy diff' prints a diff (A is the old
-// side, B the new: "added" are the records only in B, "removed" those only in A),
-// preceded by a warning for a side that was not read completely.
+// side, B the new: "added" are the records only in B, "removed" those only in A; a
+// side that was not read completely is a warning first).
 func printCompare(w io.Writer, c *compare.Comparison) error {
 	r := c.Report
-	for _, sd := range []struct {
-		label string
-		side  compare.Side
-		cov   []string
-	}{{"A", r.A, c.A.Metadata.Coverage.FailureReasons}, {"B", r.B, c.B.Metadata.Coverage.FailureReasons}} {
-		if sd.side.Coverage != string(source.StatusComplete) {
-			fmt.Fprintf(w, "WARNING: side %s (%s) coverage %s: only the %s records read were compared\n", sd.label, sd.side.Address, sd.side.Coverage, commas(sd.side.Rows))
-			for _, reason := range sd.cov {
-				fmt.Fprintf(w, "  failed: %s\n", reason)
-			}
-		}
-	}
 	if err := printDiff(w, r); err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pipewhy/pipewhy/compare"
 	"github.com/pipewhy/pipewhy/repo"
+	"github.com/pipewhy/pipewhy/snapshot"
 	"github.com/spf13/cobra"
 )
 
@@ -147,7 +148,20 @@ func nonNil(s []string) []string {
 	return s
 }
 
+// printDiff prints a report for people; the first lines say whether each side was
+// read whole and what differs.
 func printDiff(w io.Writer, r *compare.Report) error {
+	for _, sd := range []struct {
+		label string
+		side  compare.Side
+	}{{"A", r.A}, {"B", r.B}} {
+		if sd.side.Coverage != string(snapshot.Complete) {
+			fmt.Fprintf(w, "WARNING: side %s (%s) coverage %s: only the %s records read were compared\n", sd.label, sd.side.Address, sd.side.Coverage, commas(sd.side.Rows))
+			for _, reason := range sd.side.CoverageFailures {
+				fmt.Fprintf(w, "  failed: %s\n", reason)
+			}
+		}
+	}
 	name := r.B.Artifact
 	if r.A.Artifact != r.B.Artifact {
 		name = r.A.Artifact + " → " + r.B.Artifact
@@ -175,22 +189,7 @@ func printDiff(w io.Writer, r *compare.Report) error {
 		}
 		fmt.Fprintf(w, "  dataset   %s → %s rows, fingerprints %s (dataset resolution: no record detail)\n", commas(r.A.Rows), commas(r.B.Rows), verdict)
 	}
-	if r.Fields != nil {
-		var changed, same []string
-		for _, f := range r.Fields {
-			if f.Changed > 0 {
-				changed = append(changed, fmt.Sprintf("%s ~%s", f.Name, commas(f.Changed)))
-			} else {
-				same = append(same, f.Name)
-			}
-		}
-		line := strings.Join(changed, "   ")
-		if len(same) > 0 {
-			if line != "" {
-				line += "   "
-			}
-			line += "(" + strings.Join(same, ", ") + " unchanged)"
-		}
+	if line := fieldsLine(r); line != "" {
 		fmt.Fprintf(w, "  fields    %s\n", line)
 	} else if r.Comparable && len(r.ColumnsDiffer) > 0 {
 		fmt.Fprintf(w, "  columns   %s differ\n", strings.Join(r.ColumnsDiffer, ", "))
@@ -228,10 +227,44 @@ func printDiff(w io.Writer, r *compare.Report) error {
 		printExamples(w, "added", r.Examples.Added, r.Records.Added)
 		printExamples(w, "removed", r.Examples.Removed, r.Records.Removed)
 	}
+	if r.Records != nil && r.Records.Added+r.Records.Removed > 0 && len(r.A.Key) == 0 {
+		fmt.Fprintf(w, "  note      without a key a changed record counts as one removed and one added record: scan with --key to see which fields changed\n")
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note      %s\n", n)
 	}
 	return nil
+}
+
+// fieldsLine is the "fields" line of a value-resolution report: the fields that
+// changed in the changed records (same key, other values) with their counts, then
+// those that did not. When no record changed but some were added or removed (always
+// the case without a key), there is no such line: it would call every field
+// unchanged, though the added and removed records may differ in any of them.
+func fieldsLine(r *compare.Report) string {
+	if r.Fields == nil || r.Records == nil {
+		return ""
+	}
+	c := r.Records
+	if c.Changed == 0 && c.Added+c.Removed > 0 {
+		return ""
+	}
+	var changed, same []string
+	for _, f := range r.Fields {
+		if f.Changed > 0 {
+			changed = append(changed, fmt.Sprintf("%s ~%s", f.Name, commas(f.Changed)))
+		} else {
+			same = append(same, f.Name)
+		}
+	}
+	line := strings.Join(changed, "   ")
+	if len(same) > 0 {
+		if line != "" {
+			line += "   "
+		}
+		line += "(" + strings.Join(same, ", ") + " unchanged)"
+	}
+	return line
 }
 
 func printExamples(w io.Writer, label string, ex []compare.Example, total uint64) {
@@ -240,7 +273,10 @@ func printExamples(w io.Writer, label string, ex []compare.Example, total uint64
 		if i == 0 {
 			l = label
 		}
-		line := e.Key
+		line := e.Brief
+		if line == "" {
+			line = e.Key
+		}
 		for _, c := range e.Changes {
 			line += fmt.Sprintf("  %s %s → %s", c.Field, c.Old, c.New)
 		}

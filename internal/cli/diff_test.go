@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 type diffDoc struct {
@@ -457,5 +458,108 @@ func TestDiffEqualStatesReadNoValues(t *testing.T) {
 	damage("records")
 	if code, _, e := runCLI(t, "diff", "--repo", r, a, b); code != ExitError || !strings.Contains(e, "is corrupt") {
 		t.Errorf("damaged record entries: exit %d, stderr %q", code, e)
+	}
+}
+
+// editedCopy writes name in a temporary directory: the real file src with the line
+// old replaced by new (old must occur once) and extra appended.
+func editedCopy(t *testing.T, src, name, old, new, extra string) string {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	if old != "" {
+		if strings.Count(s, old) != 1 {
+			t.Fatalf("%s holds %q %d times", src, old, strings.Count(s, old))
+		}
+		s = strings.Replace(s, old, new, 1)
+	}
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(s+extra), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestDiffTextKeyless: a keyless diff of real bird strikes (14 columns; one record's
+// time of day changed) stays readable: no line is longer than 160 runes, the column
+// that differs is named and shown first in the records, no field is called
+// unchanged, and a note says how a changed record counts. --json keeps whole records.
+func TestDiffTextKeyless(t *testing.T) {
+	r := newRepo(t)
+	orig := filepath.Join(vega, "birdstrikes-200.csv")
+	line := "BARKSDALE AIR FORCE BASE ARPT,KC-10A,None,1990-01-12,MILITARY,Louisiana,Climb,Medium,Unknown bird or bat,Day,0,0,0,160\r\n" // the file ends its lines with CRLF
+	edited := editedCopy(t, orig, "birdstrikes-200.csv", line, strings.Replace(line, ",Day,", ",Night,", 1), "")
+	a := scanID(t, "--repo", r, "--name", "birdstrikes", "--resolution", "value", orig)
+	b := scanID(t, "--repo", r, "--name", "birdstrikes", "--resolution", "value", edited)
+	code, out, _ := runCLI(t, "diff", "--repo", r, a, b)
+	if code != ExitDifference {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(l); n > 160 {
+			t.Errorf("a %d-rune line: %s", n, l)
+		}
+	}
+	for _, s := range []string{"+1 added  −1 removed  ~0 changed  199 same", "\n  columns   Time of day differ\n",
+		"\n  added     Time of day=\"Night\" Airport Name=\"BARKSDALE AIR FORCE BAS…\" ", "\n  removed   Time of day=\"Day\" ",
+		"\n  note      without a key a changed record counts as one removed and one added record"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("text diff lacks %q:\n%s", s, out)
+		}
+	}
+	if strings.Contains(out, "unchanged)") || strings.Contains(out, "\n  fields    ") {
+		t.Errorf("text diff calls fields unchanged:\n%s", out)
+	}
+	d := diffJSONOf(t, ExitDifference, "--repo", r, a, b)
+	if len(d.Examples.Added) != 1 || !strings.HasPrefix(d.Examples.Added[0].Key, `Airport Name="BARKSDALE AIR FORCE BASE ARPT" Aircraft Make Model="KC-10A"`) ||
+		!strings.HasSuffix(d.Examples.Added[0].Key, `Speed IAS in knots="160"`) {
+		t.Errorf("JSON added example %+v, want the whole record", d.Examples.Added)
+	}
+}
+
+// TestDiffTextColumns: with a key, an added record changes every column's fingerprint,
+// yet no column changed: the text lists none as differing (record and dataset
+// resolution). When no record was added or removed, the columns that differ are named.
+func TestDiffTextColumns(t *testing.T) {
+	r := newRepo(t)
+	orig := filepath.Join(vega, "zipcodes-640.csv")
+	added := editedCopy(t, orig, "zipcodes-640.csv", "", "", "99999,40.0,-70.0,Nowhere,NY,Suffolk\n")
+	changed := editedCopy(t, orig, "zipcodes-640.csv", "\n00501,40.922326,-72.637078,Holtsville,", "\n00501,40.922326,-72.637078,Holtsvile,", "")
+	for _, res := range []string{"record", "dataset"} {
+		key := []string{"--key", "zip_code"}
+		if res == "dataset" {
+			key = nil
+		}
+		scan := func(f string) string {
+			return scanID(t, append([]string{"--repo", r, "--name", "zipcodes", "--resolution", res, f}, key...)...)
+		}
+		a, b, c := scan(orig), scan(added), scan(changed)
+		code, out, _ := runCLI(t, "diff", "--repo", r, a, b)
+		if code != ExitDifference || strings.Contains(out, "columns") || strings.Contains(out, "differ\n") {
+			t.Errorf("%s, one record added: exit %d, lists columns:\n%s", res, code, out)
+		}
+		code, out, _ = runCLI(t, "diff", "--repo", r, a, c)
+		if code != ExitDifference || !strings.Contains(out, "\n  columns   city differ\n") {
+			t.Errorf("%s, one city changed: exit %d:\n%s", res, code, out)
+		}
+	}
+}
+
+// TestDiffTextPartial: a side read PARTIAL says so first, with the failures.
+func TestDiffTextPartial(t *testing.T) {
+	r := newRepo(t)
+	orig := filepath.Join(vega, "zipcodes-640.csv")
+	broken := editedCopy(t, orig, "zipcodes-640.csv", "", "", "99999,40.0\n")
+	a := scanID(t, "--repo", r, "--name", "zipcodes", "--resolution", "record", "--key", "zip_code", orig)
+	b := scanID(t, "--repo", r, "--name", "zipcodes", "--resolution", "record", "--key", "zip_code", "--allow-partial", broken)
+	code, out, _ := runCLI(t, "diff", "--repo", r, a, b)
+	if code != ExitOK || !strings.HasPrefix(out, "WARNING: side B ("+broken+") coverage PARTIAL: only the 640 records read were compared\n  failed: ") {
+		t.Errorf("exit %d, want 0 (the records read are equal) and a first line on B's coverage:\n%s", code, out)
+	}
+	if strings.Contains(out, "side A") {
+		t.Errorf("side A is COMPLETE:\n%s", out)
 	}
 }
