@@ -1,38 +1,26 @@
 package repo_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/pipewhy/pipewhy/repo"
-	"github.com/pipewhy/pipewhy/scan"
-	"github.com/pipewhy/pipewhy/snapshot"
 )
 
 // TestLoadParts: LoadParts reads the summary and the parts asked for, LoadMore the
 // rest; together they equal Load. An array not read is not checked until it is.
 func TestLoadParts(t *testing.T) {
-	r, err := repo.Init(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "t.csv")
-	os.WriteFile(p, []byte("k,v\n1,a\n2,b\n3,c\n"), 0o644)
-	res, err := scan.Run(context.Background(), r, scan.Options{Address: p, Resolution: snapshot.ResolutionValue, Key: []string{"k"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	full, err := r.Load(res.ID)
+	r, id := valueScan(t)
+	full, err := r.Load(id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if full.Missing() != 0 {
 		t.Fatalf("Load misses %b", full.Missing())
 	}
-	s, err := r.LoadParts(res.ID, 0)
+	s, err := r.LoadParts(id, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,21 +44,21 @@ func TestLoadParts(t *testing.T) {
 		t.Fatalf("after all: misses %b, arrays differ from Load's", s.Missing())
 	}
 	// A damaged value array: the summary and the records still load, the values do not.
-	vals := filepath.Join(r.Store().Path(res.ID), "array-"+repo.KeyValues+".bin")
+	vals := filepath.Join(r.Store().Path(id), "array-"+repo.KeyValues+".bin")
 	b, err := os.ReadFile(vals)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b[0] ^= 1
 	os.WriteFile(vals, b, 0o644)
-	s, err = r.LoadParts(res.ID, repo.PartRecords|repo.PartKeys)
+	s, err = r.LoadParts(id, repo.PartRecords|repo.PartKeys)
 	if err != nil {
 		t.Fatalf("records of a snapshot with damaged values: %v", err)
 	}
 	if err := r.LoadMore(s, repo.PartValues); repo.CodeOf(err) != repo.CodeFormat {
 		t.Errorf("damaged values: %v", err)
 	}
-	if _, err := r.Load(res.ID); repo.CodeOf(err) != repo.CodeFormat {
+	if _, err := r.Load(id); repo.CodeOf(err) != repo.CodeFormat {
 		t.Errorf("Load of damaged values: %v", err)
 	}
 }

@@ -143,7 +143,9 @@ func TestFormatValue(t *testing.T) {
 // TestLoadRejectsInconsistentScan: Decode refuses a checksummed snapshot whose scan
 // arrays contradict each other (records out of order, a context identity that does not
 // match the descriptor).
-func TestLoadRejectsInconsistentScan(t *testing.T) {
+// valueScan publishes a value scan of a three-record CSV in a new repository.
+func valueScan(t *testing.T) (*repo.Repo, snapshot.ID) {
+	t.Helper()
 	r, err := repo.Init(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +156,12 @@ func TestLoadRejectsInconsistentScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := r.Store().Open(res.ID)
+	return r, res.ID
+}
+
+func TestLoadRejectsInconsistentScan(t *testing.T) {
+	r, id := valueScan(t)
+	snap, err := r.Store().Open(id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,48 +39,72 @@ func main() {
 	}
 	dir := filepath.Join("testdata", "vega")
 	arrowGo := filepath.Join(dir, "flights-1k-arrowgo.parquet")
-	duck := filepath.Join(dir, "flights-1k-duckdb.parquet")
-	if err := writeArrowGo(os.Args[1], arrowGo); err != nil {
-		fmt.Fprintln(os.Stderr, "arrow-go:", err)
-		os.Exit(1)
+	fail := func(what string, err error) {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, what+":", err)
+			os.Exit(1)
+		}
 	}
-	if err := copyDuckDB(arrowGo, duck); err != nil {
-		fmt.Fprintln(os.Stderr, "duckdb:", err)
-		os.Exit(1)
-	}
-	if err := writeParquetGo(arrowGo, filepath.Join(dir, "flights-1k-parquetgo.parquet")); err != nil {
-		fmt.Fprintln(os.Stderr, "parquet-go:", err)
-		os.Exit(1)
-	}
+	rec, err := firstRows(os.Args[1])
+	fail("read", err)
+	defer rec.Release()
+	fail("arrow-go", writeArrowGo(rec, arrowGo))
+	fail("duckdb", copyDuckDB(arrowGo, filepath.Join(dir, "flights-1k-duckdb.parquet")))
+	fail("parquet-go", writeParquetGo(rec, filepath.Join(dir, "flights-1k-parquetgo.parquet")))
 }
 
-// writeParquetGo writes the rows of in (written by writeArrowGo) with parquet-go.
-func writeParquetGo(in, out string) error {
+// firstRows reads the first rows of the Parquet file in, as its Arrow schema says.
+func firstRows(in string) (arrow.RecordBatch, error) {
 	f, err := os.Open(in)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer f.Close()
 	pr, err := file.NewParquetReader(f)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer pr.Close()
-	fr, err := pqarrow.NewFileReader(pr, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	fr, err := pqarrow.NewFileReader(pr, pqarrow.ArrowReadProperties{BatchSize: rows}, memory.DefaultAllocator)
+	if err != nil {
+		return nil, err
+	}
+	rr, err := fr.GetRecordReader(context.Background(), nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer rr.Release()
+	if !rr.Next() {
+		return nil, fmt.Errorf("no rows: %v", rr.Err())
+	}
+	rec := rr.RecordBatch()
+	if rec.NumRows() < rows {
+		return nil, fmt.Errorf("first batch has %d rows", rec.NumRows())
+	}
+	return rec.NewSlice(0, rows), nil
+}
+
+// writeArrowGo writes rec to out with pqarrow, storing rec's Arrow schema.
+func writeArrowGo(rec arrow.RecordBatch, out string) error {
+	o, err := os.Create(out)
 	if err != nil {
 		return err
 	}
-	tbl, err := fr.ReadTable(context.Background())
+	w, err := pqarrow.NewFileWriter(rec.Schema(), o, parquet.NewWriterProperties(),
+		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
+		o.Close()
 		return err
 	}
-	defer tbl.Release()
-	rec := array.NewTableReader(tbl, -1)
-	defer rec.Release()
-	if !rec.Next() || rec.RecordBatch().NumRows() != rows {
-		return fmt.Errorf("want one batch of %d rows", rows)
+	if err := w.Write(rec); err != nil {
+		w.Close()
+		return err
 	}
-	b := rec.RecordBatch()
+	return w.Close() // closes o
+}
+
+// writeParquetGo writes rec with parquet-go, every column REQUIRED.
+func writeParquetGo(rec arrow.RecordBatch, out string) error {
 	// A Group's columns are in name order: date, delay, destination, distance, origin.
 	schema := pq.NewSchema("schema", pq.Group{
 		"date":        pq.Required(pq.TimestampAdjusted(pq.Microsecond, false)),
@@ -89,12 +113,12 @@ func writeParquetGo(in, out string) error {
 		"distance":    pq.Required(pq.Leaf(pq.Int64Type)),
 		"origin":      pq.Required(pq.String()),
 	})
-	col := func(name string) arrow.Array { return b.Column(b.Schema().FieldIndices(name)[0]) }
+	col := func(name string) arrow.Array { return rec.Column(rec.Schema().FieldIndices(name)[0]) }
 	date := col("date").(*array.Timestamp)
 	delay, dist := col("delay").(*array.Int64), col("distance").(*array.Int64)
 	orig, dest := col("origin").(*array.LargeString), col("destination").(*array.LargeString)
 	var rowsOut []pq.Row
-	for i := 0; i < rows; i++ {
+	for i := 0; i < int(rec.NumRows()); i++ {
 		for _, a := range []arrow.Array{date, delay, dist, orig, dest} {
 			if a.IsNull(i) {
 				return fmt.Errorf("row %d has a null: REQUIRED columns cannot hold it", i)
@@ -118,53 +142,6 @@ func writeParquetGo(in, out string) error {
 		return err
 	}
 	return w.Close()
-}
-
-// writeArrowGo writes the first rows of in to out with pqarrow, storing in's Arrow schema.
-func writeArrowGo(in, out string) error {
-	f, err := os.Open(in)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	pr, err := file.NewParquetReader(f)
-	if err != nil {
-		return err
-	}
-	defer pr.Close()
-	fr, err := pqarrow.NewFileReader(pr, pqarrow.ArrowReadProperties{BatchSize: rows}, memory.DefaultAllocator)
-	if err != nil {
-		return err
-	}
-	rr, err := fr.GetRecordReader(context.Background(), nil, nil)
-	if err != nil {
-		return err
-	}
-	defer rr.Release()
-	if !rr.Next() {
-		return fmt.Errorf("no rows: %v", rr.Err())
-	}
-	rec := rr.RecordBatch()
-	if rec.NumRows() < rows {
-		return fmt.Errorf("first batch has %d rows", rec.NumRows())
-	}
-	slice := rec.NewSlice(0, rows)
-	defer slice.Release()
-	o, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	w, err := pqarrow.NewFileWriter(slice.Schema(), o, parquet.NewWriterProperties(),
-		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
-	if err != nil {
-		o.Close()
-		return err
-	}
-	if err := w.Write(slice); err != nil {
-		w.Close()
-		return err
-	}
-	return w.Close() // closes o
 }
 
 // copyDuckDB rewrites in as out with DuckDB's own Parquet writer.
