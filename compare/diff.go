@@ -397,16 +397,15 @@ func equalStates(r *Report, a, b *repo.Scan, o Options) (done bool, err error) {
 // miss with o.Load, both at once.
 func need(o Options, parts repo.Parts, a, b *repo.Scan) error {
 	scans := [2]*repo.Scan{a, b}
+	if (a.Missing()|b.Missing())&parts != 0 && o.Load == nil {
+		return &Error{Code: CodeRecords, Op: "diff", Msg: "the snapshots' record arrays are not loaded"}
+	}
 	var errs [2]error
 	var wg sync.WaitGroup
 	for i, s := range scans {
-		if s.Missing()&parts == 0 {
-			continue
+		if s.Missing()&parts != 0 {
+			wg.Go(func() { errs[i] = o.Load(s, parts) })
 		}
-		if o.Load == nil {
-			return &Error{Code: CodeRecords, Op: "diff", Msg: "the snapshots' record arrays are not loaded"}
-		}
-		wg.Go(func() { errs[i] = o.Load(s, parts) })
 	}
 	wg.Wait()
 	return errors.Join(errs[0], errs[1])

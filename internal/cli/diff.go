@@ -110,7 +110,7 @@ func diffJSON(r *compare.Report) map[string]any {
 		"b":                r.B,
 		"rows":             map[string]uint64{"a": r.A.Rows, "b": r.B.Rows},
 		"schema_changes":   r.SchemaChanges,
-		"physical_changes": nonNilSlice(r.Physical),
+		"physical_changes": nonNil(r.Physical),
 		"columns_differ":   nonNil(r.ColumnsDiffer),
 		"notes":            nonNil(r.Notes),
 	}
@@ -134,16 +134,10 @@ func diffJSON(r *compare.Report) map[string]any {
 	return doc
 }
 
-func nonNilSlice[T any](s []T) []T {
+// nonNil makes a nil slice an empty one, so that JSON writes [] rather than null.
+func nonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
-	}
-	return s
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
 	}
 	return s
 }
