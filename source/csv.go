@@ -256,10 +256,10 @@ func inferCSV(ctx context.Context, a Address, f *os.File, opts Options, n int, k
 }
 
 // roundTrips reports whether the value c that t parsed from cell v renders back
-// as exactly v: an inferred type must keep every cell's text, so "00501", "+5",
-// "-0" and "1e3" keep a column text (as int64 they would read 501, 5, 0). Only
-// the kinds inference tries are checked; bool parses "true" and "false" only,
-// which round-trip.
+// as exactly v: an inferred type must keep every cell's text, so "00501", "+5"
+// and "-0" keep a column text (as int64 they would read 501, 5 and 0). Only the
+// kinds inference tries are checked; bool parses "true" and "false" only, which
+// round-trip.
 func roundTrips(t *colType, v []byte, c *cell) bool {
 	var buf [24]byte
 	switch t.kind {
