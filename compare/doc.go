@@ -9,10 +9,15 @@
 // possible without a unique key) pairs its records by record digest, the rest counting
 // as removed and added, and is counted in Counts.DuplicateKeys.
 //
-// Diff refuses (CodeContext) snapshots whose fingerprint contexts differ in algorithm,
-// C2 profile or mode: their fingerprints mean different things. When only the schema
+// Diff refuses (CodeArtifacts) snapshots of different artifacts, whose field ids were
+// assigned separately, unless Options.AllowDifferentArtifacts; and (CodeContext)
+// snapshots whose fingerprint contexts differ in algorithm, C2 profile or mode: their
+// fingerprints mean different things. When only the schema
 // identity differs, it reports the schema changes (by stable field id) and no record
-// counts. It compares at the coarser resolution of the two snapshots, and at dataset
+// counts. Schema changes are logical only (a field added, removed, renamed, or given
+// another C3 value type); a field whose physical description alone differs (Arrow type,
+// source type spelling, width, nullability) is a PhysicalChange, which never makes a
+// report not Equal. It compares at the coarser resolution of the two snapshots, and at dataset
 // resolution when they were scanned with different keys (with a note).
 //
 // Sources compares two live sources without a repository (`pipewhy compare`): it opens
@@ -24,7 +29,6 @@
 // that keeps only the changed records' value digests and the examples' records; a side
 // whose dataset state differs on that read changed in between, and the report says so.
 // Differences of physical type
-// only (int4 vs int64, decimal precision, nullability) are reported as Types, never as
-// record differences. docs/compare.md has the semantics and the representations that
+// only (int4 vs int64, decimal precision) are reported as Types, never as differences. docs/compare.md has the semantics and the representations that
 // differ across engines under strict-v1 and logical-v1.
 package compare

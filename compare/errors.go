@@ -9,6 +9,9 @@ type Code string
 const (
 	CodeContext Code = "PW_COMPARE_CONTEXT" // the snapshots' fingerprint contexts differ beyond the schema
 	CodeRecords Code = "PW_COMPARE_RECORDS" // malformed record arrays (length, order)
+	// CodeArtifacts: the snapshots observe different artifacts, whose field ids were
+	// assigned separately (Options.AllowDifferentArtifacts overrides).
+	CodeArtifacts Code = "PW_COMPARE_ARTIFACTS"
 )
 
 // Error is the error type of this package.

@@ -158,7 +158,7 @@ func Sources(ctx context.Context, a, b Input, o SourceOptions) (*Comparison, err
 		return nil, err
 	}
 	scans := [2]*repo.Scan{obs[0].Scan, obs[1].Scan}
-	rep, err := Diff(scans[0], scans[1], Options{Limit: o.Limit})
+	rep, err := Diff(scans[0], scans[1], Options{Limit: o.Limit, AllowDifferentArtifacts: true})
 	if err != nil {
 		return nil, err
 	}
@@ -279,7 +279,7 @@ func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, k
 	}
 	// Diff of the changed records alone: the per-field counts and the changed examples
 	// (the same Limit smallest keys as the first read's, unless a side changed).
-	sub, err := Diff(again[0].Scan, again[1].Scan, Options{Limit: o.Limit})
+	sub, err := Diff(again[0].Scan, again[1].Scan, Options{Limit: o.Limit, AllowDifferentArtifacts: true})
 	if err != nil {
 		return err
 	}
@@ -308,18 +308,6 @@ func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, k
 // 1/selectFraction of the records compared. A variable for tests.
 var selectFraction uint64 = 8
 
-// commonFields are Diff's value-resolution fields of a and b when no record changed:
-// every field present in both, in B's schema order, none changed.
-func commonFields(a, b *repo.Scan) []FieldCount {
-	out := []FieldCount{}
-	for _, f := range b.Descriptor.Fields {
-		if _, ok := a.FieldByID(uint64(f.ID)); ok {
-			out = append(out, FieldCount{Name: f.Name, ID: uint64(f.ID)})
-		}
-	}
-	return out
-}
-
 // notReread stands for a value the second read did not return.
 const notReread = "(not re-read)"
 
@@ -339,25 +327,20 @@ func fieldValue(rec []uint64, id uint64) string {
 	return "(missing)"
 }
 
-// finish replaces Diff's schema changes: representation-only retypings become Types,
-// one-sided columns become removed/added changes, and Equal is recomputed.
+// finish completes Diff's report for two sources: physical differences whose Arrow
+// types differ become Types (the source spellings of two engines always differ, so
+// those alone are not listed), one-sided columns become removed/added changes, and
+// Equal is recomputed.
 func (c *Comparison) finish(p *plan) {
 	r := c.Report
-	kept := []SchemaChange{}
-	for _, sc := range r.SchemaChanges {
-		if sc.Kind == "retyped" {
-			fa, _ := c.A.FieldByID(sc.FieldID)
-			fb, _ := c.B.FieldByID(sc.FieldID)
-			if fa.Type == fb.Type {
-				if fa.Arrow != fb.Arrow {
-					c.Types = append(c.Types, TypeDifference{Name: fb.Name, Type: fb.Type, A: fa.Arrow, B: fb.Arrow,
-						SourceA: fa.Source, SourceB: fb.Source})
-				}
-				continue
-			}
+	for _, pc := range r.Physical {
+		if pc.A.Arrow != pc.B.Arrow {
+			c.Types = append(c.Types, TypeDifference{Name: pc.Name, Type: pc.Type, A: pc.A.Arrow, B: pc.B.Arrow,
+				SourceA: pc.A.Source, SourceB: pc.B.Source})
 		}
-		kept = append(kept, sc)
 	}
+	r.Physical = nil
+	kept := append([]SchemaChange{}, r.SchemaChanges...)
 	for _, n := range p.onlyA {
 		kept = append(kept, SchemaChange{Kind: "removed", FieldID: p.ids[n], Name: n, OldType: p.types[0][n]})
 	}
@@ -513,13 +496,7 @@ func (p *plan) key(named []string, a, b source.Source) ([]string, error) {
 		}
 		return named, nil
 	}
-	pk := func(s source.Source) []string {
-		if k, ok := s.(interface{ PrimaryKey() []string }); ok {
-			return k.PrimaryKey()
-		}
-		return nil
-	}
-	ka, kb := pk(a), pk(b)
+	ka, kb := source.PrimaryKey(a), source.PrimaryKey(b)
 	if len(ka) == 0 || len(kb) == 0 {
 		return nil, bad("--key is required: both sides must expose a primary key to compare without one")
 	}

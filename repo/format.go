@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/pipewhy/pipewhy/arrays"
 	"github.com/pipewhy/pipewhy/fingerprint"
@@ -107,7 +108,53 @@ type Scan struct {
 	Values       []uint64 // [field_id, value_lo, value_hi]...
 	ValueOffsets []uint64
 	ValueTable   *arrays.ValueTable // row j holds the C2 payload of Values entry j
+
+	missing Parts           // the parts of the snapshot's resolution not loaded (LoadParts)
+	cx      *arrays.Context // the C1 id sets, to validate a value table loaded later
 }
+
+// Parts name the groups of a scan snapshot's arrays beyond its summary. The summary
+// (descriptor, C1 artifact and observation tables, fingerprint context, dataset and
+// column states) is small and always loaded; the parts hold per-record data, hundreds
+// of megabytes for millions of records, and LoadParts reads only those asked for.
+type Parts uint8
+
+// The parts of a scan snapshot.
+const (
+	PartRecords Parts = 1 << iota // Records (record and value resolution)
+	PartKeys                      // KeyWords and KeyOffsets (record and value resolution)
+	PartValues                    // Values, ValueOffsets and ValueTable (value resolution)
+
+	AllParts = PartRecords | PartKeys | PartValues
+)
+
+// resolutionParts are the parts a snapshot of resolution res holds.
+func resolutionParts(res snapshot.Resolution) Parts {
+	switch res {
+	case snapshot.ResolutionRecord:
+		return PartRecords | PartKeys
+	case snapshot.ResolutionValue:
+		return AllParts
+	}
+	return 0
+}
+
+// partOf is the part an array key belongs to; 0 for the summary's arrays.
+func partOf(key string) Parts {
+	switch {
+	case key == KeyRecords:
+		return PartRecords
+	case key == KeyKeyWords || key == KeyKeyOffsets:
+		return PartKeys
+	case key == KeyValues || key == KeyValueOffsets || strings.HasPrefix(key, string(arrays.TableValue)+"_"):
+		return PartValues
+	}
+	return 0
+}
+
+// Missing returns the parts of the snapshot's resolution that are not in memory: none
+// for a scan from Load, Decode or package scan, the parts not asked for from LoadParts.
+func (s *Scan) Missing() Parts { return s.missing }
 
 // Len returns the number of record entries (record and value resolution).
 func (s *Scan) Len() int { return len(s.Records) / fingerprint.RecordStride }
@@ -189,23 +236,59 @@ func (s *Scan) Arrays() (map[string]snapshot.Array, error) {
 // fingerprint context (rebuilt from the metadata and the descriptor, its identity
 // checked), the dataset and column states, and the shapes of the record and value
 // arrays. Anything wrong is CodeFormat; nothing is trusted unchecked.
-func (r *Repo) Load(id snapshot.ID) (*Scan, error) {
-	snap, err := r.store.Open(id)
+func (r *Repo) Load(id snapshot.ID) (*Scan, error) { return r.LoadParts(id, AllParts) }
+
+// LoadParts is Load reading, of the per-record arrays, only those of parts: a diff of
+// two snapshots whose dataset states are equal needs none of them. The arrays not read
+// are not checksummed either (snapshot.Store.OpenArrays); Missing names them, and
+// LoadMore reads them when they are needed.
+func (r *Repo) LoadParts(id snapshot.ID, parts Parts) (*Scan, error) {
+	var snap *snapshot.Snapshot
+	var err error
+	if parts&AllParts == AllParts {
+		snap, err = r.store.Open(id)
+	} else {
+		snap, err = r.store.OpenArrays(id, func(k string) bool { p := partOf(k); return p == 0 || p&parts != 0 })
+	}
 	if err != nil {
 		return nil, &Error{Code: CodeFormat, Op: "load", Path: r.store.Path(id), Msg: "cannot open snapshot", Err: err}
 	}
-	s, err := Decode(snap)
-	if err != nil {
-		if e, ok := err.(*Error); ok && e.Path == "" {
-			e.Path = r.store.Path(id)
-		}
-		return nil, err
+	s, err := decode(snap, parts)
+	return s, r.withPath(err, id)
+}
+
+// LoadMore reads the parts of s that it lacks (s came from LoadParts of this
+// repository), validated as Load validates them.
+func (r *Repo) LoadMore(s *Scan, parts Parts) error {
+	parts &= s.missing
+	if parts == 0 {
+		return nil
 	}
-	return s, nil
+	id := s.Metadata.ID
+	snap, err := r.store.OpenArrays(id, func(k string) bool { return partOf(k)&parts != 0 })
+	if err != nil {
+		return &Error{Code: CodeFormat, Op: "load", Path: r.store.Path(id), Msg: "cannot open snapshot", Err: err}
+	}
+	if snap.Metadata.Fingerprint != s.Metadata.Fingerprint || snap.Metadata.Resolution != s.Metadata.Resolution {
+		return &Error{Code: CodeFormat, Op: "load", Path: r.store.Path(id), Msg: "the snapshot read again is not the one loaded"}
+	}
+	return r.withPath(s.decodeParts(snap, parts), id)
+}
+
+// withPath sets the snapshot's path on a CodeFormat error that has none.
+func (r *Repo) withPath(err error, id snapshot.ID) error {
+	if e, ok := err.(*Error); ok && e.Path == "" {
+		e.Path = r.store.Path(id)
+	}
+	return err
 }
 
 // Decode decodes and validates an opened snapshot as a scan snapshot (see Load).
-func Decode(snap *snapshot.Snapshot) (*Scan, error) {
+func Decode(snap *snapshot.Snapshot) (*Scan, error) { return decode(snap, AllParts) }
+
+// decode is Decode of the summary and of the parts of snapshot's resolution that parts
+// names; snap holds at least those arrays.
+func decode(snap *snapshot.Snapshot, parts Parts) (*Scan, error) {
 	bad := func(msg string, err error) error {
 		return &Error{Code: CodeFormat, Op: "load", Msg: msg, Err: err}
 	}
@@ -310,18 +393,34 @@ func Decode(snap *snapshot.Snapshot) (*Scan, error) {
 	if s.State.Count() != uint64(d.Rows) {
 		return nil, bad("dataset state count differs from the descriptor's rows", nil)
 	}
-	res := snap.Metadata.Resolution
-	if res == snapshot.ResolutionRecord || res == snapshot.ResolutionValue {
-		if err := s.decodeRecords(snap); err != nil {
-			return nil, err
-		}
-	}
-	if res == snapshot.ResolutionValue {
-		if err := s.decodeValues(snap, cx); err != nil {
-			return nil, err
-		}
+	s.cx = cx
+	s.missing = resolutionParts(snap.Metadata.Resolution)
+	if err := s.decodeParts(snap, parts); err != nil {
+		return nil, err
 	}
 	return s, nil
+}
+
+// decodeParts decodes and validates the parts of snap that s misses and parts names.
+func (s *Scan) decodeParts(snap *snapshot.Snapshot, parts Parts) error {
+	parts &= s.missing
+	if parts&PartRecords != 0 {
+		if err := s.decodeRecords(snap); err != nil {
+			return err
+		}
+	}
+	if parts&PartKeys != 0 {
+		if err := s.decodeKeys(snap); err != nil {
+			return err
+		}
+	}
+	if parts&PartValues != 0 {
+		if err := s.decodeValues(snap, s.cx); err != nil {
+			return err
+		}
+	}
+	s.missing &^= parts
+	return nil
 }
 
 func (s *Scan) decodeRecords(snap *snapshot.Snapshot) error {
@@ -332,12 +431,6 @@ func (s *Scan) decodeRecords(snap *snapshot.Snapshot) error {
 	if s.Records, err = getU64(snap, KeyRecords); err != nil {
 		return bad("records", err)
 	}
-	if s.KeyWords, err = getU64(snap, KeyKeyWords); err != nil {
-		return bad("key words", err)
-	}
-	if s.KeyOffsets, err = getU64(snap, KeyKeyOffsets); err != nil {
-		return bad("key offsets", err)
-	}
 	n := len(s.Records) / fingerprint.RecordStride
 	if len(s.Records)%fingerprint.RecordStride != 0 || uint64(n) != uint64(s.Descriptor.Rows) {
 		return bad("records length does not match the row count", nil)
@@ -347,7 +440,24 @@ func (s *Scan) decodeRecords(snap *snapshot.Snapshot) error {
 			return bad("records are not sorted", nil)
 		}
 	}
-	if len(s.KeyOffsets) != n+1 || s.KeyOffsets[0] != 0 || s.KeyOffsets[n] != uint64(len(s.KeyWords)) {
+	return nil
+}
+
+func (s *Scan) decodeKeys(snap *snapshot.Snapshot) error {
+	bad := func(msg string, err error) error {
+		return &Error{Code: CodeFormat, Op: "load", Msg: msg, Err: err}
+	}
+	var err error
+	if s.KeyWords, err = getU64(snap, KeyKeyWords); err != nil {
+		return bad("key words", err)
+	}
+	if s.KeyOffsets, err = getU64(snap, KeyKeyOffsets); err != nil {
+		return bad("key offsets", err)
+	}
+	// One offset per record and one more; n is taken from the array, never from the
+	// descriptor's uint64, so it cannot overflow.
+	n := len(s.KeyOffsets) - 1
+	if n < 0 || uint64(n) != uint64(s.Descriptor.Rows) || s.KeyOffsets[0] != 0 || s.KeyOffsets[n] != uint64(len(s.KeyWords)) {
 		return bad("key offsets do not tile the key words", nil)
 	}
 	for i := 0; i < n; i++ {
@@ -380,9 +490,9 @@ func (s *Scan) decodeValues(snap *snapshot.Snapshot, cx *arrays.Context) error {
 	if err := s.ValueTable.Validate(cx, s.Artifacts); err != nil {
 		return bad("value table", err)
 	}
-	n := s.Len()
+	n := len(s.ValueOffsets) - 1 // as in decodeKeys
 	m := len(s.Values) / fingerprint.ValueStride
-	if len(s.Values)%fingerprint.ValueStride != 0 || len(s.ValueOffsets) != n+1 ||
+	if len(s.Values)%fingerprint.ValueStride != 0 || n < 0 || uint64(n) != uint64(s.Descriptor.Rows) ||
 		s.ValueOffsets[0] != 0 || s.ValueOffsets[n] != uint64(m) || s.ValueTable.Len() != m {
 		return bad("value arrays do not match the records", nil)
 	}

@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pipewhy/pipewhy/normalize"
 )
@@ -292,6 +293,65 @@ func FormatRecord(rec []uint64, name func(uint64) string) string {
 		parts = append(parts, name(id)+"="+FormatValue(tc, payload))
 	})
 	return strings.Join(parts, " ")
+}
+
+// FormatRecordShort is FormatRecord on one line of at most about width runes, for
+// records too wide to read whole (a keyless scan's key is the whole record): a text,
+// bytes or nested value longer than valueWidth runes keeps its first runes and "…",
+// and the fields that no longer fit are counted at the end:
+// `a=1 b="a long te…" … +3 fields`. The fields first accepts (nil: none) come first,
+// the others follow, each group in field id order; the first field always shows.
+func FormatRecordShort(rec []uint64, name func(uint64) string, first func(id uint64) bool, width, valueWidth int) string {
+	if normalize.ValidateRecordWordsIn(rec, normalize.StrictV1Ext1) != nil {
+		return "?"
+	}
+	ids, types, payloads := RecordFields(rec)
+	order := make([]int, 0, len(ids))
+	for pass := range 2 {
+		for k, id := range ids {
+			if (first != nil && first(id)) == (pass == 0) {
+				order = append(order, k)
+			}
+		}
+	}
+	var b strings.Builder
+	runes, shown := 0, 0
+	for _, k := range order {
+		part := name(ids[k]) + "=" + formatValueShort(types[k], payloads[k], valueWidth)
+		n := utf8.RuneCountInString(part)
+		if shown > 0 && runes+1+n > width {
+			break
+		}
+		if shown > 0 {
+			b.WriteByte(' ')
+			runes++
+		}
+		b.WriteString(part)
+		runes += n
+		shown++
+	}
+	if len(ids) > shown {
+		fmt.Fprintf(&b, " … +%d fields", len(ids)-shown)
+	}
+	return b.String()
+}
+
+// formatValueShort is FormatValue with a text, bytes or nested value cut to about
+// limit runes with "…" (a text before it is quoted, so an escape sequence is never
+// split). Numbers and times are never cut: a shortened number would read as another.
+func formatValueShort(tc normalize.TypeCode, p []uint64, limit int) string {
+	limit = max(limit, 2)
+	if tc == normalize.Text {
+		if b, ok := unpackBytes(p); ok && utf8.RuneCount(b) > limit {
+			q := strconv.Quote(string([]rune(string(b))[:limit-1]))
+			return q[:len(q)-1] + `…"`
+		}
+	}
+	v := FormatValue(tc, p)
+	if (tc == normalize.Bytes || tc == normalize.Nested) && len(v) > limit {
+		return v[:limit-1] + "…" // ASCII: 0x… and <nested …>
+	}
+	return v
 }
 
 // forEachFrame calls fn for every field frame of a record that passed

@@ -143,7 +143,9 @@ func TestFormatValue(t *testing.T) {
 // TestLoadRejectsInconsistentScan: Decode refuses a checksummed snapshot whose scan
 // arrays contradict each other (records out of order, a context identity that does not
 // match the descriptor).
-func TestLoadRejectsInconsistentScan(t *testing.T) {
+// valueScan publishes a value scan of a three-record CSV in a new repository.
+func valueScan(t *testing.T) (*repo.Repo, snapshot.ID) {
+	t.Helper()
 	r, err := repo.Init(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +156,12 @@ func TestLoadRejectsInconsistentScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := r.Store().Open(res.ID)
+	return r, res.ID
+}
+
+func TestLoadRejectsInconsistentScan(t *testing.T) {
+	r, id := valueScan(t)
+	snap, err := r.Store().Open(id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,5 +231,49 @@ func TestConcurrentScansKeepRegistry(t *testing.T) {
 		if !strings.Contains(string(b), name) {
 			t.Errorf("registry lacks namespace %s", name)
 		}
+	}
+}
+
+// TestFormatRecordShort: long texts are cut with "…" (before quoting, so an escape is
+// never split), numbers never; fields that do not fit are counted; chosen fields come
+// first; short records are FormatRecord's.
+func TestFormatRecordShort(t *testing.T) {
+	names := map[uint64]string{1: "a", 2: "name", 3: "note", 4: "z"}
+	name := func(id uint64) string { return names[id] }
+	rec := func(fields ...normalize.Field) []uint64 {
+		r, err := normalize.EncodeRecord(fields, normalize.StrictV1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	short := rec(normalize.Field{ID: 1, Value: normalize.Int(7)}, normalize.Field{ID: 2, Value: normalize.TextValue("x")})
+	long := rec(
+		normalize.Field{ID: 1, Value: normalize.Int(-1234567890123)},
+		normalize.Field{ID: 2, Value: normalize.TextValue("BARKSDALE AIR FORCE BASE ARPT")},
+		normalize.Field{ID: 3, Value: normalize.TextValue("tab\there and more")},
+		normalize.Field{ID: 4, Value: normalize.TextValue("zzz")},
+	)
+	for _, c := range []struct {
+		rec          []uint64
+		width, value int
+		want         string
+	}{
+		{short, 80, 20, repo.FormatRecord(short, name)},
+		{short, 80, 20, `a=7 name="x"`},
+		{long, 200, 10, `a=-1234567890123 name="BARKSDALE…" note="tab\there …" z="zzz"`},
+		{long, 34, 10, `a=-1234567890123 name="BARKSDALE…" … +2 fields`},
+		{long, 5, 10, `a=-1234567890123 … +3 fields`}, // the first field always shows; numbers are never cut
+		{rec(normalize.Field{ID: 1, Value: normalize.BytesValue{1, 2, 3, 4, 5, 6, 7, 8}}), 80, 10, `a=0x0102030…`},
+		{[]uint64{1, 2, 1}, 80, 20, "?"},
+	} {
+		if got := repo.FormatRecordShort(c.rec, name, nil, c.width, c.value); got != c.want {
+			t.Errorf("FormatRecordShort(width %d, value %d) = %s, want %s", c.width, c.value, got, c.want)
+		}
+	}
+	// Fields first accepts come first, then the others, each in id order.
+	first := func(id uint64) bool { return id == 4 || id == 3 }
+	if got, want := repo.FormatRecordShort(long, name, first, 40, 10), `note="tab\there …" z="zzz" … +2 fields`; got != want {
+		t.Errorf("first 3, 4: %s, want %s", got, want)
 	}
 }

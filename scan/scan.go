@@ -248,10 +248,10 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 	}
 	keys := o.Key
 	if len(keys) == 0 && res != snapshot.ResolutionDataset {
-		// A server table's primary key is the default key (recorded as a choice), so a
+		// A database table's primary key is the default key (recorded as a choice), so a
 		// record-resolution scan of a keyed table pairs records by what identifies them.
-		if pk, ok := src.(interface{ PrimaryKey() []string }); ok && len(pk.PrimaryKey()) > 0 {
-			keys = pk.PrimaryKey()
+		if pk := source.PrimaryKey(src); len(pk) > 0 {
+			keys = pk
 			desc.Choices = append(desc.Choices, "key=primary-key")
 		}
 	}

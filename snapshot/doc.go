@@ -116,8 +116,10 @@
 // exactly intent.json (naming the ID), the manifest, the marker and the manifest's
 // payloads, all regular files; each payload's size equals its byte_length; each
 // payload's SHA-256 matches. Open returns owned copies: Arrays are immutable and
-// Metadata is a fresh copy. List does the same for every published snapshot and fails
-// as a whole on the first bad one. InspectIncomplete only reads.
+// Metadata is a fresh copy. OpenArrays does the same for the arrays a reader asks for
+// and checks only the sizes of the others (their payloads are not read). List does the
+// same as Verify for every published snapshot and fails as a whole on the first bad
+// one. InspectIncomplete only reads.
 //
 // # Guarantees and non-guarantees
 //

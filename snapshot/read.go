@@ -45,7 +45,24 @@ func (s *Store) Open(id ID) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, arrays, err := s.check(dir, id, checkLoad)
+	m, arrays, err := s.check(dir, id, checkLoad, nil)
+	if err != nil {
+		return nil, opErr(err, "open")
+	}
+	return &Snapshot{Metadata: m.Meta.clone(), Arrays: arrays}, nil
+}
+
+// OpenArrays is Open for the arrays whose keys keep accepts: the package is checked
+// as Open checks it (marker, manifest, fingerprint context, exact inventory, every
+// payload's size), and the accepted payloads are read, checksummed and returned.
+// The other payloads are not read, so their checksums are not verified: a reader
+// that needs only a snapshot's small arrays does not pay for its large ones.
+func (s *Store) OpenArrays(id ID, keep func(key string) bool) (*Snapshot, error) {
+	dir, err := s.published(id, "open")
+	if err != nil {
+		return nil, err
+	}
+	m, arrays, err := s.check(dir, id, checkLoad, keep)
 	if err != nil {
 		return nil, opErr(err, "open")
 	}
@@ -59,7 +76,7 @@ func (s *Store) Verify(id ID) error {
 	if err != nil {
 		return err
 	}
-	_, _, err = s.check(dir, id, checkSums)
+	_, _, err = s.check(dir, id, checkSums, nil)
 	return opErr(err, "verify")
 }
 
@@ -70,7 +87,7 @@ func (s *Store) Stat(id ID) (Metadata, []ArrayInfo, error) {
 	if err != nil {
 		return Metadata{}, nil, err
 	}
-	m, _, err := s.check(dir, id, checkSums)
+	m, _, err := s.check(dir, id, checkSums, nil)
 	if err != nil {
 		return Metadata{}, nil, opErr(err, "stat")
 	}
@@ -117,7 +134,7 @@ func (s *Store) List() ([]Metadata, error) {
 		if err != nil || !de.IsDir() {
 			return nil, &StorageIntegrityError{Path: p, Reason: "unexpected entry in the snapshots directory"}
 		}
-		m, _, err := s.check(p, id, checkSums)
+		m, _, err := s.check(p, id, checkSums, nil)
 		if err != nil {
 			return nil, opErr(err, "list")
 		}
@@ -161,7 +178,9 @@ const (
 
 // check validates the package in dir, which must hold snapshot id. Staged and published
 // packages are the same directory (publication renames it), so both hold intent.json.
-func (s *Store) check(dir string, id ID, level checkLevel) (*manifest, map[string]Array, error) {
+// A non-nil sel limits the payloads checksummed (and, at checkLoad, read) to those
+// whose keys it accepts; the structure is checked whole.
+func (s *Store) check(dir string, id ID, level checkLevel, sel func(string) bool) (*manifest, map[string]Array, error) {
 	ents, err := s.fs.ReadDir(dir)
 	if err != nil {
 		return nil, nil, &Error{Code: CodeIO, Path: dir, Err: err}
@@ -261,6 +280,9 @@ func (s *Store) check(dir string, id ID, level checkLevel) (*manifest, map[strin
 	}
 	if level == checkStructure {
 		return m, nil, nil
+	}
+	if sel != nil {
+		keys = slices.DeleteFunc(keys, func(k string) bool { return !sel(k) })
 	}
 	var arrays map[string]Array
 	if level == checkLoad {

@@ -139,7 +139,7 @@ func (s *Store) Publish(ctx context.Context, md Metadata, arrays map[string]Arra
 			ByteLength: uint64(len(a.data)), SHA256: sum}
 	}
 	if md.Parent != nil {
-		if _, _, err := s.check(s.Path(*md.Parent), *md.Parent, checkStructure); err != nil {
+		if _, _, err := s.check(s.Path(*md.Parent), *md.Parent, checkStructure, nil); err != nil {
 			return &Error{Code: CodeParent, Op: "publish", Field: "parent_id", Msg: "parent is not a complete published snapshot", Err: err}
 		}
 	}
@@ -203,7 +203,7 @@ func (s *Store) Publish(ctx context.Context, md Metadata, arrays map[string]Arra
 	}
 
 	// Phase 5: validate the complete package, then publish it by one rename.
-	if _, _, err := s.check(attempt, md.ID, checkStructure); err != nil {
+	if _, _, err := s.check(attempt, md.ID, checkStructure, nil); err != nil {
 		return fail(err)
 	}
 	if err := ctx.Err(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -196,8 +197,8 @@ func csvFatal(op string, a Address, err error) error {
 }
 
 // inferCSV reads every data record once and picks, per column, the first of
-// int64, uint64, bool that every non-null cell parses as, else text; a
-// column without any non-null cell is text.
+// int64, uint64, bool that every non-null cell parses as and renders back to
+// exactly (roundTrips), else text; a column without any non-null cell is text.
 // Malformed records are ignored here; the reading pass counts them.
 func inferCSV(ctx context.Context, a Address, f *os.File, opts Options, n int, keep []bool) ([]colType, error) {
 	r, _, err := newCSVReader(f, opts.MaxLineBytes)
@@ -237,7 +238,7 @@ func inferCSV(ctx context.Context, a Address, f *os.File, opts Options, n int, k
 			}
 			seen[i] = true
 			for state[i] < len(cands)-1 {
-				if code, _ := cands[state[i]].parseCell(v, &scratch); code == "" {
+				if code, _ := cands[state[i]].parseCell(v, &scratch); code == "" && roundTrips(&cands[state[i]], v, &scratch) {
 					break
 				}
 				state[i]++
@@ -252,6 +253,22 @@ func inferCSV(ctx context.Context, a Address, f *os.File, opts Options, n int, k
 		}
 	}
 	return out, nil
+}
+
+// roundTrips reports whether the value c that t parsed from cell v renders back
+// as exactly v: an inferred type must keep every cell's text, so "00501", "+5"
+// and "-0" keep a column text (as int64 they would read 501, 5 and 0). Only the
+// kinds inference tries are checked; bool parses "true" and "false" only, which
+// round-trip.
+func roundTrips(t *colType, v []byte, c *cell) bool {
+	var buf [24]byte
+	switch t.kind {
+	case kInt:
+		return string(strconv.AppendInt(buf[:0], c.i, 10)) == string(v)
+	case kUint:
+		return string(strconv.AppendUint(buf[:0], c.u, 10)) == string(v)
+	}
+	return true
 }
 
 // newConv returns a converter with builders of its own for s's columns.

@@ -206,6 +206,70 @@ func TestCSVInfer(t *testing.T) {
 	}
 }
 
+// TestCSVInferRoundTrip: a column is inferred int64, uint64 or bool only when every
+// non-null cell renders back to exactly its text; one cell that would lose its spelling
+// keeps the whole column text, with every cell as written.
+func TestCSVInferRoundTrip(t *testing.T) {
+	null := "NA"
+	cases := []struct {
+		cells []string
+		want  arrow.Type
+	}{
+		{[]string{"0", "-5", "42", "NA"}, arrow.INT64},
+		{[]string{"-9223372036854775808", "9223372036854775807"}, arrow.INT64},
+		{[]string{"9223372036854775808", "18446744073709551615", "0"}, arrow.UINT64},
+		{[]string{"true", "false", "NA"}, arrow.BOOL},
+		{[]string{"00501", "501"}, arrow.STRING},          // leading zero
+		{[]string{"7", "+7"}, arrow.STRING},               // plus sign
+		{[]string{"1", "-0"}, arrow.STRING},               // negative zero
+		{[]string{"1", "00"}, arrow.STRING},               // zero with a leading zero
+		{[]string{"1", " 7"}, arrow.STRING},               // blank before
+		{[]string{"1", "7 "}, arrow.STRING},               // blank after
+		{[]string{"1", "1e3"}, arrow.STRING},              // exponent
+		{[]string{"1", "1.50"}, arrow.STRING},             // fraction
+		{[]string{"1", "1.0"}, arrow.STRING},              // integral fraction
+		{[]string{"1", "0x10"}, arrow.STRING},             // hexadecimal
+		{[]string{"1", "1_000"}, arrow.STRING},            // digit separator
+		{[]string{"1", "١٢"}, arrow.STRING},               // non-ASCII digits
+		{[]string{"+18446744073709551615"}, arrow.STRING}, // uint64 with a plus sign
+		{[]string{"018446744073709551615"}, arrow.STRING}, // uint64 with a leading zero
+		{[]string{"true", "True"}, arrow.STRING},
+		{[]string{"true", "1"}, arrow.STRING},
+	}
+	for _, c := range cases {
+		p := writeFile(t, t.TempDir(), "r.csv", []byte("c\n"+strings.Join(c.cells, "\n")+"\n"))
+		sc, cols, ev := openRead(t, p, Options{Infer: true, Null: &null})
+		if got := sc.Field(0).Type.ID(); got != c.want {
+			t.Errorf("%q inferred %v, want %v", c.cells, got, c.want)
+			continue
+		}
+		if ev.Coverage.Status != StatusComplete {
+			t.Errorf("%q: coverage %+v", c.cells, ev.Coverage)
+		}
+		if c.want != arrow.STRING {
+			continue
+		}
+		for i, cell := range c.cells {
+			if got := cols[0].(*array.String).Value(i); cell != null && got != cell {
+				t.Errorf("%q: row %d reads %q, want %q", c.cells, i, got, cell)
+			}
+		}
+	}
+}
+
+// TestCSVInferZipCodes: vega-datasets' zip codes (testdata/vega/zipcodes-640.csv) keep
+// their leading zeros under Infer: zip_code stays text, 00501 reads "00501".
+func TestCSVInferZipCodes(t *testing.T) {
+	sc, cols, ev := openRead(t, filepath.Join("..", "testdata", "vega", "zipcodes-640.csv"), Options{Infer: true})
+	if ev.Coverage.Status != StatusComplete || sc.Field(0).Name != "zip_code" || sc.Field(0).Type.ID() != arrow.STRING {
+		t.Fatalf("zip_code inferred %v (coverage %+v), want text", sc.Field(0).Type, ev.Coverage)
+	}
+	zips := cols[0].(*array.String)
+	if zips.Len() != 640 || zips.Value(0) != "00501" || zips.Value(620) != "02108" {
+		t.Errorf("%d zips, first %q, 621st %q; want 640, 00501 and 02108 (lines 2 and 622 of the file)", zips.Len(), zips.Value(0), zips.Value(620))
+	}
+}
+
 func TestCSVTypedVocabulary(t *testing.T) {
 	cols := []Column{
 		{"i8", "int8"}, {"u16", "uint16"}, {"f32", "float32"}, {"bo", "bool"}, {"d", "decimal(5,2)"},

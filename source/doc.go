@@ -102,9 +102,11 @@
 // string. Options.Null names the one spelling that means null (recorded);
 // columns are then nullable. Columns must type every header column not
 // excluded. Infer reads the file once first and types each column as the
-// first of int64, uint64, bool whose grammar every non-null cell matches,
-// else text; floats and decimals are never inferred, because inference
-// cannot know the intended rounding or scale. Failures: wrong field count
+// first of int64, uint64, bool that every non-null cell parses as and
+// renders back to exactly (the same bytes), else text: "00501", "+5", "-0",
+// " 7" keep their column text, so no value loses its spelling and two
+// different texts never become one value; floats and decimals are never
+// inferred, because inference cannot know the intended rounding or scale. Failures: wrong field count
 // or broken quoting PW_SOURCE_CSV_ROW (at the record's first line), invalid
 // UTF-8 PW_SOURCE_UTF8, unparsable cell PW_SOURCE_TYPE. A record longer
 // than MaxLineBytes bytes (its lines and the line breaks inside it, not its
@@ -288,6 +290,16 @@
 // which selects the one storage class accepted; query result columns
 // without a declared type (expressions) must be declared. Query result
 // names must be unique. Rows come in the engine's order.
+//
+// A table's PRIMARY KEY columns (pragma_table_info's pk, in key order) are
+// its PrimaryKey, the default key of scan and compare; a view, a query and
+// a rowid table without a declared key have none.
+//
+// # Primary keys
+//
+// The adapters of database tables (SQLite, DuckDB, PostgreSQL, MySQL)
+// implement Keyed; PrimaryKey(src) is the one place scan and compare ask a
+// source for its key, so both default to the same columns.
 //
 // # Schema registry
 //

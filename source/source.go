@@ -40,6 +40,24 @@ type Source interface {
 	Close() error
 }
 
+// Keyed is implemented by the sources of database tables, which know their
+// primary key: the SQLite, DuckDB, PostgreSQL and MySQL adapters. PrimaryKey
+// returns the table's PRIMARY KEY columns in key order, nil for a view, a
+// query or a table without one.
+type Keyed interface {
+	PrimaryKey() []string
+}
+
+// PrimaryKey returns src's primary key columns when src is Keyed, else nil.
+// It is the default key of every scan and comparison (package scan, package
+// compare), so both pick the same key for the same source.
+func PrimaryKey(src Source) []string {
+	if k, ok := src.(Keyed); ok {
+		return k.PrimaryKey()
+	}
+	return nil
+}
+
 // Kind names an adapter.
 type Kind string
 
@@ -169,8 +187,9 @@ type Options struct {
 	// must list every column of the source, in the header's order for CSV.
 	Columns []Column
 	// Infer asks the CSV adapter to infer column types in a first full pass
-	// (int64, uint64, bool or text; see doc.go). JSON lines and JSON arrays
-	// always infer when Columns is empty.
+	// (int64, uint64, bool where every cell renders back to exactly its text,
+	// else text; see doc.go). JSON lines and JSON arrays always infer when
+	// Columns is empty.
 	Infer bool
 	// Null is the CSV spelling of a null cell. Nil means CSV has no nulls:
 	// every cell, including the empty one, is a value.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -51,6 +52,7 @@ type sqliteSource struct {
 	tx     *sql.Tx
 	rows   *sql.Rows
 	names  []string
+	pk     []string // a table's PRIMARY KEY columns, in key order
 	cols   []csvCol
 	class  []string // expected storage class per result column
 	schema *arrow.Schema
@@ -124,19 +126,28 @@ func openSQLite(ctx context.Context, a Address, opts Options) (_ Source, err err
 			return nil, &Error{Code: CodeNotFound, Op: op, Source: a.String(), Detail: "no such table or view"}
 		}
 		from = quoteIdent(a.Table)
-		rows, err := s.tx.QueryContext(ctx, "SELECT name, type, \"notnull\" FROM pragma_table_info(?)", a.Table)
+		rows, err := s.tx.QueryContext(ctx, "SELECT name, type, \"notnull\", pk FROM pragma_table_info(?)", a.Table)
 		if err != nil {
 			return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "cannot read the table's columns", Err: err}
 		}
+		var pkPos []int64 // per column: its 1-based position in the primary key, else 0
 		for rows.Next() {
 			var n, t string
-			var nn int64
-			if err := rows.Scan(&n, &t, &nn); err != nil {
+			var nn, pk int64
+			if err := rows.Scan(&n, &t, &nn, &pk); err != nil {
 				rows.Close()
 				return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "cannot read the table's columns", Err: err}
 			}
 			s.names, decls = append(s.names, n), append(decls, t)
 			notNull = append(notNull, nn != 0)
+			pkPos = append(pkPos, pk)
+		}
+		for k := int64(1); ; k++ {
+			i := slices.Index(pkPos, k)
+			if i < 0 {
+				break
+			}
+			s.pk = append(s.pk, s.names[i])
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -258,6 +269,11 @@ func sqliteVersion(path string, schemaVersion int64) string {
 }
 
 func (s *sqliteSource) Schema() *arrow.Schema { return s.schema }
+
+// PrimaryKey returns the table's PRIMARY KEY columns in key order: nil for a
+// view, a query, or a table without one (a rowid table's implicit rowid is not
+// a column). scan and compare use it as the default key (PrimaryKey).
+func (s *sqliteSource) PrimaryKey() []string { return append([]string(nil), s.pk...) }
 
 func (s *sqliteSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if s.stop != nil {

@@ -3,6 +3,7 @@ package source
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -134,5 +135,39 @@ func TestSQLiteNotNullIsNotNullable(t *testing.T) {
 	}
 	if v := sc.Field(1).Metadata.Values()[sc.Field(1).Metadata.FindKey(MetaSourceType)]; v != "TEXT" {
 		t.Fatalf("source type %q", v)
+	}
+}
+
+// TestSQLitePrimaryKey: a table's PRIMARY KEY columns in key order (the declared order,
+// not the column order); nil for a view, a query and a rowid table without one.
+func TestSQLitePrimaryKey(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "pk.db")
+	sqliteExec(t, db,
+		"CREATE TABLE composite(a TEXT, b INTEGER, c REAL, PRIMARY KEY (b, a))",
+		"CREATE TABLE alias(id INTEGER PRIMARY KEY, name TEXT)",
+		"CREATE TABLE plain(x INTEGER, y TEXT)",
+		"CREATE TABLE norowid(k TEXT PRIMARY KEY, v INTEGER) WITHOUT ROWID",
+		"CREATE VIEW v AS SELECT * FROM alias",
+	).Close()
+	for _, c := range []struct {
+		addr string
+		opts Options
+		want []string
+	}{
+		{"sqlite:" + db + "#composite", Options{}, []string{"b", "a"}},
+		{"sqlite:" + db + "#alias", Options{}, []string{"id"}},
+		{"sqlite:" + db + "#norowid", Options{}, []string{"k"}},
+		{"sqlite:" + db + "#plain", Options{}, nil},
+		{"sqlite:" + db + "#v", Options{}, nil},
+		{"sqlite:" + db, Options{Query: "SELECT * FROM alias"}, nil},
+	} {
+		src, err := Open(context.Background(), c.addr, c.opts)
+		if err != nil {
+			t.Fatalf("%s: %v", c.addr, err)
+		}
+		if got := PrimaryKey(src); !slices.Equal(got, c.want) {
+			t.Errorf("%s %q: primary key %q, want %q", c.addr, c.opts.Query, got, c.want)
+		}
+		src.Close()
 	}
 }

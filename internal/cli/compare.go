@@ -77,7 +77,7 @@ Exit status: 0 equal; 1 different; 2 error.`,
 	fl.StringVar(&f.queryA, "query-a", "", "a SELECT for side A, whose address is a database without #TABLE")
 	fl.StringVar(&f.queryB, "query-b", "", "a SELECT for side B, whose address is a database without #TABLE")
 	fl.StringVar(&f.schemaB, "schema-b", "", "explicit column types for side B only (overrides --schema)")
-	fl.BoolVar(&f.infer, "infer", false, "CSV sides without a schema: infer int64, uint64 and bool columns")
+	fl.BoolVar(&f.infer, "infer", false, "CSV sides without a schema: infer int64, uint64 and bool columns whose every cell keeps its exact text (00501 stays text)")
 	fl.StringVar(&f.null, "null", "", "CSV sides: the spelling of a null cell")
 	fl.BoolVar(&f.missingAsNull, "missing-as-null", false, "JSON sides: read a member absent from a record as null (recorded) instead of failing the record")
 	fl.BoolVar(&f.allowPartial, "allow-partial", false, "compare even when records of a side failed to read (coverage not COMPLETE)")
@@ -175,22 +175,10 @@ func compareInput(f compareFlags, addr, own, query string) (compare.Input, error
 }
 
 // printCompare prints the comparison as 'pipewhy diff' prints a diff (A is the old
-// side, B the new: "added" are the records only in B, "removed" those only in A),
-// preceded by a warning for a side that was not read completely.
+// side, B the new: "added" are the records only in B, "removed" those only in A; a
+// side that was not read completely is a warning first).
 func printCompare(w io.Writer, c *compare.Comparison) error {
 	r := c.Report
-	for _, sd := range []struct {
-		label string
-		side  compare.Side
-		cov   []string
-	}{{"A", r.A, c.A.Metadata.Coverage.FailureReasons}, {"B", r.B, c.B.Metadata.Coverage.FailureReasons}} {
-		if sd.side.Coverage != string(source.StatusComplete) {
-			fmt.Fprintf(w, "WARNING: side %s (%s) coverage %s: only the %s records read were compared\n", sd.label, sd.side.Address, sd.side.Coverage, commas(sd.side.Rows))
-			for _, reason := range sd.cov {
-				fmt.Fprintf(w, "  failed: %s\n", reason)
-			}
-		}
-	}
 	if err := printDiff(w, r); err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pipewhy/pipewhy/compare"
 	"github.com/pipewhy/pipewhy/repo"
+	"github.com/pipewhy/pipewhy/snapshot"
 	"github.com/spf13/cobra"
 )
 
@@ -15,6 +16,7 @@ func newDiffCommand(s streams) *cobra.Command {
 	var repoDir string
 	var asJSON bool
 	var limit int
+	var otherArtifacts bool
 	cmd := &cobra.Command{
 		Use:   "diff A B",
 		Short: "Compare two scan snapshots: records added, removed, changed; fields; schema",
@@ -22,13 +24,23 @@ func newDiffCommand(s streams) *cobra.Command {
 have: dataset (equal or not, and which columns' fingerprints differ), record (records
 added, removed and changed by key, with the key values) or value (also, per field, how
 many records changed, with examples of old -> new values). Schema changes are matched by
-stable field id. Snapshot ids may be abbreviated to a unique prefix.
+stable field id: a column added, removed, renamed, or given another value type (int,
+text, decimal, ...). How a column is stored (Parquet annotations, string layouts,
+widths, nullability) is shown on "physical" lines and is never a difference: equal data
+with equal value types is equal (exit 0). Snapshot ids may be abbreviated to a unique
+prefix.
 
-Snapshots fingerprinted with different algorithms, profiles or modes are not comparable
-and are refused; when only the schemas differ, the schema changes are reported.
+Snapshots of different artifacts (scan --name) are refused: each artifact numbers its
+columns on its own, so column 1 of one is not column 1 of the other. Compare two
+different datasets with 'pipewhy compare' (columns matched by name), or pass
+--allow-different-artifacts to match their columns by field id anyway. Snapshots
+fingerprinted with different algorithms, profiles or modes are not comparable and are
+refused (the message names each side's profile and the scan command that rescans one
+with the other's); when only the schemas differ, the schema changes are reported.
 
 --json writes {"equal", "records": {"added","removed","changed","unchanged"},
-"fields": {"<column>": {"changed"}}, "schema_changes": [...], "examples", ...}.
+"fields": {"<column>": {"changed"}}, "schema_changes": [...], "physical_changes": [...],
+"examples", ...}.
 
 Exit status: 0 no difference; 1 differences; 2 error.`,
 		Args: cobra.ExactArgs(2),
@@ -37,12 +49,14 @@ Exit status: 0 no difference; 1 differences; 2 error.`,
 			if err != nil {
 				return err
 			}
-			// Both snapshots load (read, checksum, validate) at once; A's error wins.
+			// Both snapshots' summaries load (read, checksum, validate) at once; A's error
+			// wins. Diff reads their record and value arrays only when it needs them:
+			// not when the dataset states are equal.
 			var a, b *repo.Scan
 			var errA, errB error
 			var wg sync.WaitGroup
-			wg.Go(func() { a, errA = loadScan(r, args[0]) })
-			b, errB = loadScan(r, args[1])
+			wg.Go(func() { a, errA = loadScanParts(r, args[0], 0) })
+			b, errB = loadScanParts(r, args[1], 0)
 			wg.Wait()
 			if errA != nil {
 				return errA
@@ -50,7 +64,13 @@ Exit status: 0 no difference; 1 differences; 2 error.`,
 			if errB != nil {
 				return errB
 			}
-			rep, err := compare.Diff(a, b, compare.Options{Limit: limit})
+			load := func(sc *repo.Scan, parts repo.Parts) error {
+				if err := r.LoadMore(sc, parts); err != nil {
+					return loadFailed(sc.Metadata.ID, err)
+				}
+				return nil
+			}
+			rep, err := compare.Diff(a, b, compare.Options{Limit: limit, AllowDifferentArtifacts: otherArtifacts, Load: load})
 			if err != nil {
 				return withExit(ExitError, err)
 			}
@@ -71,6 +91,7 @@ Exit status: 0 no difference; 1 differences; 2 error.`,
 	cmd.Flags().StringVar(&repoDir, "repo", "", "repository directory (default: .pipewhy here or in a parent)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "write JSON instead of text")
 	cmd.Flags().IntVar(&limit, "limit", 10, "examples to show per kind (added, removed, changed)")
+	cmd.Flags().BoolVar(&otherArtifacts, "allow-different-artifacts", false, "compare snapshots of different artifacts, matching their columns by field id")
 	return cmd
 }
 
@@ -81,16 +102,17 @@ type fieldJSON struct {
 
 func diffJSON(r *compare.Report) map[string]any {
 	doc := map[string]any{
-		"equal":          r.Equal,
-		"comparable":     r.Comparable,
-		"states_equal":   r.StatesEqual,
-		"resolution":     string(r.Resolution),
-		"a":              r.A,
-		"b":              r.B,
-		"rows":           map[string]uint64{"a": r.A.Rows, "b": r.B.Rows},
-		"schema_changes": r.SchemaChanges,
-		"columns_differ": nonNil(r.ColumnsDiffer),
-		"notes":          nonNil(r.Notes),
+		"equal":            r.Equal,
+		"comparable":       r.Comparable,
+		"states_equal":     r.StatesEqual,
+		"resolution":       string(r.Resolution),
+		"a":                r.A,
+		"b":                r.B,
+		"rows":             map[string]uint64{"a": r.A.Rows, "b": r.B.Rows},
+		"schema_changes":   r.SchemaChanges,
+		"physical_changes": nonNil(r.Physical),
+		"columns_differ":   nonNil(r.ColumnsDiffer),
+		"notes":            nonNil(r.Notes),
 	}
 	if r.Records != nil {
 		doc["records"] = r.Records
@@ -112,14 +134,28 @@ func diffJSON(r *compare.Report) map[string]any {
 	return doc
 }
 
-func nonNil(s []string) []string {
+// nonNil makes a nil slice an empty one, so that JSON writes [] rather than null.
+func nonNil[T any](s []T) []T {
 	if s == nil {
-		return []string{}
+		return []T{}
 	}
 	return s
 }
 
+// printDiff prints a report for people; the first lines say whether each side was
+// read whole and what differs.
 func printDiff(w io.Writer, r *compare.Report) error {
+	for _, sd := range []struct {
+		label string
+		side  compare.Side
+	}{{"A", r.A}, {"B", r.B}} {
+		if sd.side.Coverage != string(snapshot.Complete) {
+			fmt.Fprintf(w, "WARNING: side %s (%s) coverage %s: only the %s records read were compared\n", sd.label, sd.side.Address, sd.side.Coverage, commas(sd.side.Rows))
+			for _, reason := range sd.side.CoverageFailures {
+				fmt.Fprintf(w, "  failed: %s\n", reason)
+			}
+		}
+	}
 	name := r.B.Artifact
 	if r.A.Artifact != r.B.Artifact {
 		name = r.A.Artifact + " → " + r.B.Artifact
@@ -147,22 +183,7 @@ func printDiff(w io.Writer, r *compare.Report) error {
 		}
 		fmt.Fprintf(w, "  dataset   %s → %s rows, fingerprints %s (dataset resolution: no record detail)\n", commas(r.A.Rows), commas(r.B.Rows), verdict)
 	}
-	if r.Fields != nil {
-		var changed, same []string
-		for _, f := range r.Fields {
-			if f.Changed > 0 {
-				changed = append(changed, fmt.Sprintf("%s ~%s", f.Name, commas(f.Changed)))
-			} else {
-				same = append(same, f.Name)
-			}
-		}
-		line := strings.Join(changed, "   ")
-		if len(same) > 0 {
-			if line != "" {
-				line += "   "
-			}
-			line += "(" + strings.Join(same, ", ") + " unchanged)"
-		}
+	if line := fieldsLine(r); line != "" {
 		fmt.Fprintf(w, "  fields    %s\n", line)
 	} else if r.Comparable && len(r.ColumnsDiffer) > 0 {
 		fmt.Fprintf(w, "  columns   %s differ\n", strings.Join(r.ColumnsDiffer, ", "))
@@ -185,15 +206,59 @@ func printDiff(w io.Writer, r *compare.Report) error {
 			}
 		}
 	}
+	for i, c := range r.Physical {
+		label := "physical"
+		if i > 0 {
+			label = ""
+		}
+		fmt.Fprintf(w, "  %-9s %s (%s): %s\n", label, c.Name, c.Type, strings.Join(c.Differences(), ", "))
+	}
+	if len(r.Physical) > 0 {
+		fmt.Fprintf(w, "            (how the values are stored, not a difference: they compare by value)\n")
+	}
 	if r.Records != nil {
 		printExamples(w, "changed", r.Examples.Changed, r.Records.Changed)
 		printExamples(w, "added", r.Examples.Added, r.Records.Added)
 		printExamples(w, "removed", r.Examples.Removed, r.Records.Removed)
 	}
+	if r.Records != nil && r.Records.Added+r.Records.Removed > 0 && len(r.A.Key) == 0 {
+		fmt.Fprintf(w, "  note      without a key a changed record counts as one removed and one added record: scan with --key to see which fields changed\n")
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note      %s\n", n)
 	}
 	return nil
+}
+
+// fieldsLine is the "fields" line of a value-resolution report: the fields that
+// changed in the changed records (same key, other values) with their counts, then
+// those that did not. When no record changed but some were added or removed (always
+// the case without a key), there is no such line: it would call every field
+// unchanged, though the added and removed records may differ in any of them.
+func fieldsLine(r *compare.Report) string {
+	if r.Fields == nil || r.Records == nil {
+		return ""
+	}
+	c := r.Records
+	if c.Changed == 0 && c.Added+c.Removed > 0 {
+		return ""
+	}
+	var changed, same []string
+	for _, f := range r.Fields {
+		if f.Changed > 0 {
+			changed = append(changed, fmt.Sprintf("%s ~%s", f.Name, commas(f.Changed)))
+		} else {
+			same = append(same, f.Name)
+		}
+	}
+	line := strings.Join(changed, "   ")
+	if len(same) > 0 {
+		if line != "" {
+			line += "   "
+		}
+		line += "(" + strings.Join(same, ", ") + " unchanged)"
+	}
+	return line
 }
 
 func printExamples(w io.Writer, label string, ex []compare.Example, total uint64) {
@@ -202,7 +267,10 @@ func printExamples(w io.Writer, label string, ex []compare.Example, total uint64
 		if i == 0 {
 			l = label
 		}
-		line := e.Key
+		line := e.Brief
+		if line == "" {
+			line = e.Key
+		}
 		for _, c := range e.Changes {
 			line += fmt.Sprintf("  %s %s → %s", c.Field, c.Old, c.New)
 		}

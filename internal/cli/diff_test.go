@@ -2,10 +2,13 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 type diffDoc struct {
@@ -25,6 +28,7 @@ type diffDoc struct {
 		Kind string `json:"kind"`
 		Name string `json:"name"`
 	} `json:"schema_changes"`
+	Physical []physicalDoc `json:"physical_changes"`
 	Examples struct {
 		Added   []struct{ Key string } `json:"added"`
 		Removed []struct{ Key string } `json:"removed"`
@@ -34,6 +38,20 @@ type diffDoc struct {
 		} `json:"changed"`
 	} `json:"examples"`
 }
+
+type physicalSide struct {
+	Arrow, Source string
+	Width         uint64
+	Nullable      bool
+}
+
+type physicalDoc struct {
+	Name, Type string
+	A, B       physicalSide
+}
+
+// vega is the directory of the real files of testdata/vega (README.md there).
+var vega = filepath.Join("..", "..", "testdata", "vega")
 
 func diffJSONOf(t *testing.T, wantCode int, args ...string) diffDoc {
 	t.Helper()
@@ -205,11 +223,53 @@ func TestDiffSchemaChangeAndContexts(t *testing.T) {
 	if d.Equal || d.Comparable || len(d.SchemaChanges) != 1 || d.SchemaChanges[0].Kind != "added" || d.SchemaChanges[0].Name != "extra" {
 		t.Errorf("schema diff = %+v", d)
 	}
-	// Another profile: refused with exit 2 and a clear message.
+	// Another profile: refused with exit 2, naming both profiles.
 	c := scanID(v1, "--key", "id", "--resolution", "record", "--profile", "logical-v1")
 	code, _, e := runCLI(t, "diff", "--repo", r, a, c)
-	if code != ExitError || !strings.Contains(e, "not comparable") || !strings.Contains(e, "profiles differ") {
+	if code != ExitError || !strings.Contains(e, "not comparable") || !strings.Contains(e, "strict-v1") || !strings.Contains(e, "logical-v1") {
 		t.Errorf("cross-profile diff: exit %d stderr %q", code, e)
+	}
+}
+
+// TestDiffDifferentArtifacts: snapshots of two unrelated real files (vega-datasets'
+// airports and flights) are refused with exit 2 (their field ids were assigned
+// separately: airports' iata and flights' date are both field 1), not reported as a
+// rename; --allow-different-artifacts compares them by field id, with a note.
+func TestDiffDifferentArtifacts(t *testing.T) {
+	r := newRepo(t)
+	air := scanID(t, "--repo", r, "--resolution", "record", filepath.Join(vega, "airports-100.csv"))
+	fl := scanID(t, "--repo", r, "--resolution", "record", filepath.Join(vega, "flights-1k-arrowgo.parquet"))
+	code, out, e := runCLI(t, "diff", "--repo", r, air, fl)
+	if code != ExitError || out != "" || !strings.Contains(e, "PW_COMPARE_ARTIFACTS") || !strings.Contains(e, `artifact "airports-100"`) ||
+		!strings.Contains(e, `artifact "flights-1k-arrowgo"`) || !strings.Contains(e, "pipewhy compare") {
+		t.Errorf("diff of different artifacts: exit %d, stdout %q, stderr %q", code, out, e)
+	}
+	code, out, _ = runCLI(t, "diff", "--repo", r, "--allow-different-artifacts", air, fl)
+	if code != ExitDifference || !strings.Contains(out, "note      different artifacts (airports-100, flights-1k-arrowgo)") {
+		t.Errorf("--allow-different-artifacts: exit %d\n%s", code, out)
+	}
+}
+
+// TestDiffProfilesDiffer: real zip codes scanned under strict-v1 and logical-v1 are not
+// comparable; the message names each side's profile and a scan command that rescans B
+// under A's profile, and running that command gives a snapshot equal to A.
+func TestDiffProfilesDiffer(t *testing.T) {
+	r := newRepo(t)
+	zips := filepath.Join(vega, "zipcodes-640.csv")
+	a := scanID(t, "--repo", r, "--name", "zip", "--key", "zip_code", "--resolution", "value", zips)
+	b := scanID(t, "--repo", r, "--name", "zip", "--key", "zip_code", "--resolution", "value", "--profile", "logical-v1", zips)
+	code, _, e := runCLI(t, "diff", "--repo", r, a, b)
+	want := fmt.Sprintf("snapshot A (%s) was scanned with profile strict-v1 and snapshot B (%s) with profile logical-v1", a[:12], b[:12])
+	if code != ExitError || !strings.Contains(e, want) {
+		t.Fatalf("exit %d, stderr %q; want exit 2 and %q", code, e, want)
+	}
+	cmd := "pipewhy scan " + zips + " --name zip --profile strict-v1 --resolution value --key zip_code"
+	if !strings.Contains(e, "for example: "+cmd+" (") {
+		t.Fatalf("stderr %q lacks the rescan command %q", e, cmd)
+	}
+	again := scanID(t, append([]string{"--repo", r}, strings.Fields(cmd)[2:]...)...)
+	if d := diffJSONOf(t, ExitOK, "--repo", r, a, again); !d.Equal {
+		t.Errorf("rescan with the suggested command: %+v", d)
 	}
 }
 
@@ -255,10 +315,10 @@ func TestDiffCompositeKey(t *testing.T) {
 	}
 }
 
-// TestDiffRetypeIsComparable: a width change (int32 → int64) is a schema change that
-// leaves the C3 schema identity alone (both are C2 integers): records are compared,
-// and the diff reports the retype with exit 1 even though no record changed.
-func TestDiffRetypeIsComparable(t *testing.T) {
+// TestDiffWidthIsPhysical: a width change (int32 → int64) leaves the C3 schema identity
+// alone (both are C2 integers): the records are compared, the diff is equal (exit 0),
+// and the width appears as a physical change, not a schema change.
+func TestDiffWidthIsPhysical(t *testing.T) {
 	r := newRepo(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "t.csv")
@@ -275,11 +335,231 @@ func TestDiffRetypeIsComparable(t *testing.T) {
 		}
 		ids = append(ids, snapRe.FindStringSubmatch(out)[1])
 	}
-	d := diffJSONOf(t, ExitDifference, "--repo", r, ids[0], ids[1])
-	if d.Equal || !d.Comparable || d.Records == nil || *d.Records.Unchanged != 2 || *d.Records.Changed != 0 {
+	d := diffJSONOf(t, ExitOK, "--repo", r, ids[0], ids[1])
+	if !d.Equal || !d.Comparable || d.Records == nil || *d.Records.Unchanged != 2 || *d.Records.Changed != 0 {
 		t.Errorf("diff = %+v", d)
 	}
-	if len(d.SchemaChanges) != 1 || d.SchemaChanges[0].Kind != "retyped" || d.SchemaChanges[0].Name != "v" {
-		t.Errorf("schema changes = %+v", d.SchemaChanges)
+	if len(d.SchemaChanges) != 0 {
+		t.Errorf("schema changes = %+v, want none", d.SchemaChanges)
+	}
+	want := []physicalDoc{{Name: "v", Type: "int", A: physicalSide{Arrow: "int32", Source: "int32", Width: 32},
+		B: physicalSide{Arrow: "int64", Source: "int64", Width: 64}}}
+	if !reflect.DeepEqual(d.Physical, want) {
+		t.Errorf("physical changes %+v, want %+v", d.Physical, want)
+	}
+}
+
+// TestDiffParquetWritersAreEqual: the same 1,000 flights written by Apache Arrow Go and
+// by DuckDB (testdata/vega) diff as equal, exit 0, with the writers' choices (string
+// layout) as physical notes; the text never says "retyped".
+func TestDiffParquetWritersAreEqual(t *testing.T) {
+	r := newRepo(t)
+	scanFlights := func(file string) string {
+		return scanID(t, "--repo", r, "--name", "flights", "--resolution", "value", filepath.Join(vega, file))
+	}
+	a, b, c := scanFlights("flights-1k-arrowgo.parquet"), scanFlights("flights-1k-duckdb.parquet"), scanFlights("flights-1k-parquetgo.parquet")
+	code, out, e := runCLI(t, "diff", "--repo", r, a, b)
+	if code != ExitOK {
+		t.Fatalf("diff arrow-go → duckdb: exit %d, want 0\n%s%s", code, out, e)
+	}
+	for _, s := range []string{"1,000 same", "schema    unchanged",
+		"physical  origin (text): arrow large_utf8 → utf8\n",
+		"          destination (text): arrow large_utf8 → utf8\n"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("text diff lacks %q:\n%s", s, out)
+		}
+	}
+	if strings.Contains(out, "retyped") {
+		t.Errorf("text diff reports a retyping:\n%s", out)
+	}
+	d := diffJSONOf(t, ExitOK, "--repo", r, c, b)
+	if !d.Equal || len(d.SchemaChanges) != 0 || len(d.Physical) != 5 {
+		t.Fatalf("parquet-go → duckdb: equal %v schema %+v physical %+v; want equal, 5 physical changes", d.Equal, d.SchemaChanges, d.Physical)
+	}
+	for _, p := range d.Physical {
+		if p.A.Nullable || !p.B.Nullable || p.A.Arrow != p.B.Arrow || p.A.Source != p.B.Source || p.A.Width != p.B.Width {
+			t.Errorf("%s: %+v → %+v, want only not null → nullable", p.Name, p.A, p.B)
+		}
+	}
+}
+
+// TestInferKeepsZipCodes: vega-datasets' zip codes under --infer keep their text. Writing
+// 00501 as 501 and 02108 as +2108 is a difference for diff and for compare (exit 1), and
+// 00501 and 501 are two keys, not a duplicate.
+func TestInferKeepsZipCodes(t *testing.T) {
+	orig, err := os.ReadFile(filepath.Join(vega, "zipcodes-640.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.csv")
+	b := filepath.Join(dir, "b.csv")
+	both := filepath.Join(dir, "both.csv")
+	edited := strings.Replace(strings.Replace(string(orig), "\n00501,", "\n501,", 1), "\n02108,", "\n+2108,", 1)
+	if edited == string(orig) || strings.Count(edited, "\n501,") != 1 || strings.Count(edited, "\n+2108,") != 1 {
+		t.Fatal("the fixture no longer holds 00501 and 02108")
+	}
+	os.WriteFile(a, orig, 0o644)
+	os.WriteFile(b, []byte(edited), 0o644)
+	os.WriteFile(both, []byte(string(orig)+"501,40.922326,-72.637078,Holtsville,NY,Suffolk\n"), 0o644)
+	r := newRepo(t)
+	scanZip := func(file string) string {
+		return scanID(t, "--repo", r, "--name", "zipcodes", "--infer", "--key", "zip_code", "--resolution", "value", file)
+	}
+	ia, ib := scanZip(a), scanZip(b)
+	d := diffJSONOf(t, ExitDifference, "--repo", r, ia, ib)
+	if d.Equal || d.Records == nil || *d.Records.Added != 2 || *d.Records.Removed != 2 || *d.Records.Unchanged != 638 {
+		t.Fatalf("diff = %+v, want 2 added (501, +2108), 2 removed (00501, 02108), 638 unchanged", d)
+	}
+	var added, removed []string
+	for _, e := range d.Examples.Added {
+		added = append(added, e.Key)
+	}
+	for _, e := range d.Examples.Removed {
+		removed = append(removed, e.Key)
+	}
+	if strings.Join(added, " ") != `zip_code="+2108" zip_code="501"` || strings.Join(removed, " ") != `zip_code="00501" zip_code="02108"` {
+		t.Errorf("added %q removed %q", added, removed)
+	}
+	if code, _, e := runCLI(t, "compare", "--infer", "--key", "zip_code", a, b); code != ExitDifference {
+		t.Errorf("compare --infer: exit %d, want 1: %s", code, e)
+	}
+	// 00501 and 501 are different zip codes: no duplicate key.
+	scanZip(both)
+}
+
+// TestDiffEqualStatesReadNoValues: two value snapshots of the same real file (1,000
+// flights, no key) diff from their states and record entries: the value arrays and key
+// words are not read (damaged, they do not stop the diff), the record entries are.
+func TestDiffEqualStatesReadNoValues(t *testing.T) {
+	r := newRepo(t)
+	f := filepath.Join(vega, "flights-1k-arrowgo.parquet")
+	a := scanID(t, "--repo", r, "--name", "flights", "--resolution", "value", f)
+	b := scanID(t, "--repo", r, "--name", "flights", "--resolution", "value", f)
+	damage := func(array string) {
+		t.Helper()
+		p := filepath.Join(r, "store", "snapshots", b, "array-"+array+".bin")
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data[len(data)/2] ^= 1
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	damage("values")
+	damage("key_words")
+	damage("value_payload_words")
+	d := diffJSONOf(t, ExitOK, "--repo", r, a, b)
+	if !d.Equal || d.Records == nil || *d.Records.Unchanged != 1000 {
+		t.Errorf("diff = %+v, want equal, 1,000 unchanged", d)
+	}
+	damage("records")
+	if code, _, e := runCLI(t, "diff", "--repo", r, a, b); code != ExitError || !strings.Contains(e, "is corrupt") {
+		t.Errorf("damaged record entries: exit %d, stderr %q", code, e)
+	}
+}
+
+// editedCopy writes name in a temporary directory: the real file src with the line
+// old replaced by new (old must occur once) and extra appended.
+func editedCopy(t *testing.T, src, name, old, new, extra string) string {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	if old != "" {
+		if strings.Count(s, old) != 1 {
+			t.Fatalf("%s holds %q %d times", src, old, strings.Count(s, old))
+		}
+		s = strings.Replace(s, old, new, 1)
+	}
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(s+extra), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestDiffTextKeyless: a keyless diff of real bird strikes (14 columns; one record's
+// time of day changed) stays readable: no line is longer than 160 runes, the column
+// that differs is named and shown first in the records, no field is called
+// unchanged, and a note says how a changed record counts. --json keeps whole records.
+func TestDiffTextKeyless(t *testing.T) {
+	r := newRepo(t)
+	orig := filepath.Join(vega, "birdstrikes-200.csv")
+	line := "BARKSDALE AIR FORCE BASE ARPT,KC-10A,None,1990-01-12,MILITARY,Louisiana,Climb,Medium,Unknown bird or bat,Day,0,0,0,160\r\n" // the file ends its lines with CRLF
+	edited := editedCopy(t, orig, "birdstrikes-200.csv", line, strings.Replace(line, ",Day,", ",Night,", 1), "")
+	a := scanID(t, "--repo", r, "--name", "birdstrikes", "--resolution", "value", orig)
+	b := scanID(t, "--repo", r, "--name", "birdstrikes", "--resolution", "value", edited)
+	code, out, _ := runCLI(t, "diff", "--repo", r, a, b)
+	if code != ExitDifference {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(l); n > 160 {
+			t.Errorf("a %d-rune line: %s", n, l)
+		}
+	}
+	for _, s := range []string{"+1 added  −1 removed  ~0 changed  199 same", "\n  columns   Time of day differ\n",
+		"\n  added     Time of day=\"Night\" Airport Name=\"BARKSDALE AIR FORCE BAS…\" ", "\n  removed   Time of day=\"Day\" ",
+		"\n  note      without a key a changed record counts as one removed and one added record"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("text diff lacks %q:\n%s", s, out)
+		}
+	}
+	if strings.Contains(out, "unchanged)") || strings.Contains(out, "\n  fields    ") {
+		t.Errorf("text diff calls fields unchanged:\n%s", out)
+	}
+	d := diffJSONOf(t, ExitDifference, "--repo", r, a, b)
+	if len(d.Examples.Added) != 1 || !strings.HasPrefix(d.Examples.Added[0].Key, `Airport Name="BARKSDALE AIR FORCE BASE ARPT" Aircraft Make Model="KC-10A"`) ||
+		!strings.HasSuffix(d.Examples.Added[0].Key, `Speed IAS in knots="160"`) {
+		t.Errorf("JSON added example %+v, want the whole record", d.Examples.Added)
+	}
+}
+
+// TestDiffTextColumns: with a key, an added record changes every column's fingerprint,
+// yet no column changed: the text lists none as differing (record and dataset
+// resolution). When no record was added or removed, the columns that differ are named.
+func TestDiffTextColumns(t *testing.T) {
+	r := newRepo(t)
+	orig := filepath.Join(vega, "zipcodes-640.csv")
+	added := editedCopy(t, orig, "zipcodes-640.csv", "", "", "99999,40.0,-70.0,Nowhere,NY,Suffolk\n")
+	changed := editedCopy(t, orig, "zipcodes-640.csv", "\n00501,40.922326,-72.637078,Holtsville,", "\n00501,40.922326,-72.637078,Holtsvile,", "")
+	for _, res := range []string{"record", "dataset"} {
+		key := []string{"--key", "zip_code"}
+		if res == "dataset" {
+			key = nil
+		}
+		scan := func(f string) string {
+			return scanID(t, append([]string{"--repo", r, "--name", "zipcodes", "--resolution", res, f}, key...)...)
+		}
+		a, b, c := scan(orig), scan(added), scan(changed)
+		code, out, _ := runCLI(t, "diff", "--repo", r, a, b)
+		if code != ExitDifference || strings.Contains(out, "columns") || strings.Contains(out, "differ\n") {
+			t.Errorf("%s, one record added: exit %d, lists columns:\n%s", res, code, out)
+		}
+		code, out, _ = runCLI(t, "diff", "--repo", r, a, c)
+		if code != ExitDifference || !strings.Contains(out, "\n  columns   city differ\n") {
+			t.Errorf("%s, one city changed: exit %d:\n%s", res, code, out)
+		}
+	}
+}
+
+// TestDiffTextPartial: a side read PARTIAL says so first, with the failures.
+func TestDiffTextPartial(t *testing.T) {
+	r := newRepo(t)
+	orig := filepath.Join(vega, "zipcodes-640.csv")
+	broken := editedCopy(t, orig, "zipcodes-640.csv", "", "", "99999,40.0\n")
+	a := scanID(t, "--repo", r, "--name", "zipcodes", "--resolution", "record", "--key", "zip_code", orig)
+	b := scanID(t, "--repo", r, "--name", "zipcodes", "--resolution", "record", "--key", "zip_code", "--allow-partial", broken)
+	code, out, _ := runCLI(t, "diff", "--repo", r, a, b)
+	if code != ExitOK || !strings.HasPrefix(out, "WARNING: side B ("+broken+") coverage PARTIAL: only the 640 records read were compared\n  failed: ") {
+		t.Errorf("exit %d, want 0 (the records read are equal) and a first line on B's coverage:\n%s", code, out)
+	}
+	if strings.Contains(out, "side A") {
+		t.Errorf("side A is COMPLETE:\n%s", out)
 	}
 }

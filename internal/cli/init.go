@@ -72,19 +72,30 @@ func resolveID(r *repo.Repo, s string) (snapshot.ID, error) {
 
 // loadScan resolves and loads one scan snapshot.
 func loadScan(r *repo.Repo, s string) (*repo.Scan, error) {
+	return loadScanParts(r, s, repo.AllParts)
+}
+
+// loadScanParts loads the snapshot s names with the per-record arrays of parts only
+// (repo.Repo.LoadParts).
+func loadScanParts(r *repo.Repo, s string, parts repo.Parts) (*repo.Scan, error) {
 	id, err := resolveID(r, s)
 	if err != nil {
 		return nil, err
 	}
-	sc, err := r.Load(id)
+	sc, err := r.LoadParts(id, parts)
 	if err != nil {
-		var ie *snapshot.StorageIntegrityError
-		if errors.As(err, &ie) {
-			return nil, withExit(ExitError, fmt.Errorf("snapshot %s is corrupt: %w", id, err))
-		}
-		return nil, withExit(ExitError, err)
+		return nil, loadFailed(id, err)
 	}
 	return sc, nil
+}
+
+// loadFailed is the command error of a snapshot that did not load.
+func loadFailed(id snapshot.ID, err error) error {
+	var ie *snapshot.StorageIntegrityError
+	if errors.As(err, &ie) {
+		return withExit(ExitError, fmt.Errorf("snapshot %s is corrupt: %w", id, err))
+	}
+	return withExit(ExitError, err)
 }
 
 func emitJSON(s streams, v any) error {

@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// vega holds slices of real JSON files (source/testdata/vega/README.md).
-const vega = "../../source/testdata/vega"
+// vegaJSON holds slices of real JSON files (source/testdata/vega/README.md).
+const vegaJSON = "../../source/testdata/vega"
 
 type showFields struct {
 	Adapter  string `json:"adapter"`
@@ -75,7 +75,7 @@ func TestScanRealJSONFiles(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
-			s := scanShow(t, r, filepath.Join(vega, c.file), c.extra...)
+			s := scanShow(t, r, filepath.Join(vegaJSON, c.file), c.extra...)
 			if s.Adapter != "json" || s.Rows != c.rows || s.Coverage.Status != "COMPLETE" {
 				t.Fatalf("adapter %s rows %d coverage %s, want json, %d, COMPLETE", s.Adapter, s.Rows, s.Coverage.Status, c.rows)
 			}
@@ -90,7 +90,7 @@ func TestScanRealJSONFiles(t *testing.T) {
 			}
 		})
 	}
-	s := scanShow(t, r, filepath.Join(vega, "movies-slice.json"))
+	s := scanShow(t, r, filepath.Join(vegaJSON, "movies-slice.json"))
 	if !strings.Contains(strings.Join(s.Choices, " "), `mixed-as-text="Title"`) {
 		t.Errorf("choices %q do not record the Title column's numbers read as text", s.Choices)
 	}
@@ -102,23 +102,23 @@ func TestScanJSONFailureHints(t *testing.T) {
 	r := newRepo(t)
 	// Members absent from two of 52 records: the scan fails, naming the flag that reads
 	// them as null; --allow-partial would keep 50 records, so it is suggested too.
-	code, _, e := runCLI(t, "scan", "--repo", r, filepath.Join(vega, "wheat.json"))
+	code, _, e := runCLI(t, "scan", "--repo", r, filepath.Join(vegaJSON, "wheat.json"))
 	if code != ExitError || !strings.Contains(e, "PW_SOURCE_MISSING") || !strings.Contains(e, "--missing-as-null") || !strings.Contains(e, "--allow-partial") {
 		t.Errorf("wheat: exit %d %q", code, e)
 	}
 	// A nested column fails inference, naming it; --exclude leaves it out before
 	// inference (TestScanRealJSONFiles).
-	code, _, e = runCLI(t, "scan", "--repo", r, filepath.Join(vega, "weekly-weather.json"))
+	code, _, e = runCLI(t, "scan", "--repo", r, filepath.Join(vegaJSON, "weekly-weather.json"))
 	if code != ExitError || !strings.Contains(e, `column "record": nested objects or arrays`) || !strings.Contains(e, "exclude it") {
 		t.Errorf("weekly-weather: exit %d %q", code, e)
 	}
 	// A JSON array read as JSON lines: every line but the last element's fails, so a
 	// partial scan would hold 1 record of 19. The error must not suggest publishing it.
-	code, _, e = runCLI(t, "scan", "--repo", r, "jsonl:"+filepath.Join(vega, "movies-slice.json"))
+	code, _, e = runCLI(t, "scan", "--repo", r, "jsonl:"+filepath.Join(vegaJSON, "movies-slice.json"))
 	if code != ExitError || strings.Contains(e, "--allow-partial") || !strings.Contains(e, "1 of 19 records read") {
 		t.Errorf("JSON array as JSON lines: exit %d %q", code, e)
 	}
-	if code, out, e := runCLI(t, "scan", "--repo", r, "--allow-partial", "--json", "jsonl:"+filepath.Join(vega, "movies-slice.json")); code != 0 || !strings.Contains(out, `"rows": 1,`) {
+	if code, out, e := runCLI(t, "scan", "--repo", r, "--allow-partial", "--json", "jsonl:"+filepath.Join(vegaJSON, "movies-slice.json")); code != 0 || !strings.Contains(out, `"rows": 1,`) {
 		t.Errorf("the partial scan the hint withholds is the 1-row snapshot: exit %d %s %s", code, out, e)
 	}
 }
@@ -126,7 +126,7 @@ func TestScanJSONFailureHints(t *testing.T) {
 // A JSON array compares with the same records as JSON lines: --missing-as-null and
 // --schema reach both JSON sides.
 func TestCompareJSONArrayWithJSONLines(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(vega, "wheat.json"))
+	data, err := os.ReadFile(filepath.Join(vegaJSON, "wheat.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestCompareJSONArrayWithJSONLines(t *testing.T) {
 	if err := os.WriteFile(jl, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	arr := filepath.Join(vega, "wheat.json")
+	arr := filepath.Join(vegaJSON, "wheat.json")
 	d, _ := compareJSON(t, ExitOK, "--key", "year", "--missing-as-null", arr, jl)
 	if !d.Equal || counts(d) != [4]uint64{0, 0, 0, 52} {
 		t.Errorf("equal %v counts %v, want 52 unchanged records", d.Equal, counts(d))

@@ -91,7 +91,7 @@ Exit status: 0 published; 2 any error (nothing published).`,
 	fl.StringVar(&f.profile, "profile", "strict-v1", "C2 normalization profile: strict-v1, logical-v1, strict-v1+ext1 or logical-v1+ext1")
 	fl.StringVar(&f.name, "name", "", "artifact name (default: the file name without extension, or the table)")
 	fl.StringVar(&f.schema, "schema", "", `explicit column types, a JSON file {"columns":[{"name":..,"type":..}]}`)
-	fl.BoolVar(&f.infer, "infer", false, "CSV: infer int64, uint64 and bool columns in a first pass")
+	fl.BoolVar(&f.infer, "infer", false, "CSV: infer int64, uint64 and bool columns in a first pass, only where every cell keeps its exact text (00501 stays text)")
 	fl.StringVar(&f.null, "null", "", "CSV: the spelling of a null cell")
 	fl.BoolVar(&f.missingAsNull, "missing-as-null", false, "JSON: read a member absent from a record as null (recorded) instead of failing the record")
 	fl.StringSliceVar(&f.exclude, "exclude", nil, "columns to leave out (recorded in the snapshot)")

@@ -71,6 +71,13 @@
 // A cancelled context interrupts the engine (duckdb_interrupt) during the
 // count, the execution and every fetch.
 //
+// # Primary key
+//
+// (source.Keyed) PrimaryKey returns a table's PRIMARY KEY columns in key
+// order, read from duckdb_constraints() in the read transaction (nil for a
+// view, a query, or a table without one): the default key of scan and
+// compare. DuckDB columns are all read as nullable fields.
+//
 // # Type mapping
 //
 // The Arrow type each DuckDB type is read as, which is also what DuckDB's

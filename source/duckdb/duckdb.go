@@ -97,6 +97,7 @@ type duckSource struct {
 	ev       source.Evidence
 	t        source.Tracker
 	stop     error
+	pk       []string          // a table's PRIMARY KEY columns, in key order
 	rest     arrow.RecordBatch // rows of the last chunk not yet returned
 	restFrom int64
 	fetched  uint64 // rows the engine produced, returned or failed
@@ -203,6 +204,11 @@ func Open(ctx context.Context, opts Options) (_ source.Source, err error) {
 			return nil, fail(source.CodeDuplicate, fmt.Sprintf("column %q appears twice", n), nil)
 		}
 		seen[n] = true
+	}
+	if o.Table != "" {
+		if s.pk, err = s.primaryKey(o.Table, names); err != nil {
+			return nil, fail(source.CodeIO, "cannot read the primary key", err)
+		}
 	}
 	keep := make([]bool, len(names))
 	for i := range keep {
@@ -541,6 +547,42 @@ func (s *duckSource) exec(q string) error {
 	}
 	return nil
 }
+
+// primaryKey returns the PRIMARY KEY columns of table (of the default schema) in
+// key order, nil for a view or a table without one. The catalog spells them;
+// each is looked up among names, the table's columns, by list_position.
+func (s *duckSource) primaryKey(table string, names []string) ([]string, error) {
+	lits := make([]string, len(names))
+	for i, n := range names {
+		lits[i] = quoteLiteral(n)
+	}
+	q := "SELECT CAST(coalesce(list_position([" + strings.Join(lits, ", ") + "]::VARCHAR[], n), 0) AS BIGINT) FROM (" +
+		"SELECT unnest(constraint_column_names) AS n, generate_subscripts(constraint_column_names, 1) AS k FROM duckdb_constraints() " +
+		"WHERE database_name = current_database() AND schema_name = current_schema() AND table_name = " + quoteLiteral(table) +
+		" AND constraint_type = 'PRIMARY KEY') ORDER BY k"
+	var res bindings.Result
+	defer bindings.DestroyResult(&res)
+	if bindings.Query(s.conn, q, &res) == bindings.StateError {
+		return nil, engineError(bindings.ResultError(&res), bindings.ResultErrorType(&res))
+	}
+	pos, err := readBigInts(res)
+	if err != nil {
+		return nil, err
+	}
+	var pk []string
+	for _, p := range pos {
+		if p < 1 || p > int64(len(names)) {
+			return nil, errors.New("a primary key column is not a column of the table")
+		}
+		pk = append(pk, names[p-1])
+	}
+	return pk, nil
+}
+
+// PrimaryKey returns the table's PRIMARY KEY columns in key order: nil for
+// a view, a query, or a table without one. scan and compare use it as the
+// default key (source.PrimaryKey).
+func (s *duckSource) PrimaryKey() []string { return append([]string(nil), s.pk...) }
 
 // scalar runs a query and returns the sum of the BIGINT values of its first
 // column.

@@ -312,14 +312,25 @@ func decodeStrings(mem memory.Allocator, src []duckString, mask []uint64) (offs,
 	return offs, vals, nil
 }
 
-// readCount sums the BIGINT values of the first column of every chunk of
-// res (count(*) results), reading the vectors directly. NULLs count 0.
+// readCount returns the sum of the non-null BIGINT values of the first column
+// of res.
 func readCount(res bindings.Result) (int64, error) {
+	vals, err := readBigInts(res)
 	var sum int64
+	for _, v := range vals {
+		sum += v
+	}
+	return sum, err
+}
+
+// readBigInts returns the non-null values of the first column of res, which
+// must be BIGINT, in result order.
+func readBigInts(res bindings.Result) ([]int64, error) {
+	var out []int64
 	for {
 		chunk := bindings.FetchChunk(res)
 		if chunk.Ptr == nil {
-			return sum, nil
+			return out, nil
 		}
 		n := int(bindings.DataChunkGetSize(chunk))
 		if n > 0 {
@@ -329,13 +340,13 @@ func readCount(res bindings.Result) (int64, error) {
 			bindings.DestroyLogicalType(&lt)
 			if id != bindings.TypeBigInt {
 				bindings.DestroyDataChunk(&chunk)
-				return 0, fmt.Errorf("%w: count is %s, not BIGINT", errVector, typeSpelling(typeInfo{id: id}))
+				return nil, fmt.Errorf("%w: the result is %s, not BIGINT", errVector, typeSpelling(typeInfo{id: id}))
 			}
 			vals := unsafe.Slice((*int64)(bindings.VectorGetData(vec)), n)
 			mask := validityWords(bindings.VectorGetValidity(vec), n)
 			for i, v := range vals {
 				if rowValid(mask, i) {
-					sum += v
+					out = append(out, v)
 				}
 			}
 		}
