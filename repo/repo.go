@@ -71,7 +71,8 @@ func Open(dir string) (*Repo, error) {
 	}
 	b, err := os.ReadFile(filepath.Join(abs, ConfigFile))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, &Error{Code: CodeNotRepo, Op: "open", Path: abs, Msg: "not a pipewhy repository (run 'pipewhy init')"}
+		return nil, &Error{Code: CodeNotRepo, Op: "open", Path: abs,
+			Msg: "not a pipewhy repository (no " + ConfigFile + " in it or in its " + DirName + "); run 'pipewhy init'"}
 	}
 	if err != nil {
 		return nil, &Error{Code: CodeIO, Op: "open", Path: abs, Msg: "cannot read configuration", Err: err}
@@ -94,9 +95,15 @@ func Open(dir string) (*Repo, error) {
 
 // Find opens the repository named by explicit when it is not empty, else the
 // DirName directory of start or of its nearest parent that has one (like git).
-// Nothing found is CodeNotRepo.
+// explicit may name the repository directory itself or a project directory holding
+// one in DirName. Nothing found is CodeNotRepo.
 func Find(start, explicit string) (*Repo, error) {
 	if explicit != "" {
+		if _, err := os.Stat(filepath.Join(explicit, ConfigFile)); err != nil {
+			if _, err := os.Stat(filepath.Join(explicit, DirName, ConfigFile)); err == nil {
+				return Open(filepath.Join(explicit, DirName))
+			}
+		}
 		return Open(explicit)
 	}
 	d, err := filepath.Abs(start)
@@ -241,13 +248,16 @@ const MinPrefix = 4
 // Resolve returns the published snapshot whose id is s or starts with s (at least
 // MinPrefix lowercase hex digits, like git). No match is CodeUnknownID, more than one
 // CodeAmbiguous.
-func (r *Repo) Resolve(s string) (snapshot.ID, error) {
+func (r *Repo) Resolve(s string) (snapshot.ID, error) { return ResolveID(r.store, s) }
+
+// ResolveID is Resolve in any snapshot store, a repository's or not.
+func ResolveID(st *snapshot.Store, s string) (snapshot.ID, error) {
 	s = strings.ToLower(strings.TrimSpace(s))
 	if len(s) < MinPrefix || len(s) > 32 || strings.Trim(s, "0123456789abcdef") != "" {
 		return snapshot.ID{}, &Error{Code: CodeUnknownID, Op: "resolve",
 			Msg: "not a snapshot id or prefix of at least " + strconv.Itoa(MinPrefix) + " hex digits: " + strconv.Quote(s)}
 	}
-	ids, err := r.IDs()
+	ids, err := StoreIDs(st)
 	if err != nil {
 		return snapshot.ID{}, err
 	}
@@ -273,8 +283,11 @@ func (r *Repo) Resolve(s string) (snapshot.ID, error) {
 
 // IDs returns the ids of the published snapshots, in id order, by reading the store's
 // directory only (no validation; Load validates what it opens).
-func (r *Repo) IDs() ([]snapshot.ID, error) {
-	dir := filepath.Join(r.store.Root(), "snapshots")
+func (r *Repo) IDs() ([]snapshot.ID, error) { return StoreIDs(r.store) }
+
+// StoreIDs is IDs in any snapshot store.
+func StoreIDs(st *snapshot.Store) ([]snapshot.ID, error) {
+	dir := filepath.Join(st.Root(), "snapshots")
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

@@ -32,6 +32,15 @@ func TestInitFindOpen(t *testing.T) {
 	if _, err := repo.Find(t.TempDir(), ""); !errors.Is(err, repo.ErrNotRepo) {
 		t.Errorf("Find outside: %v", err)
 	}
+	// An explicit directory may be the repository or the project folder holding it.
+	for _, explicit := range []string{r.Dir(), root} {
+		if got, err := repo.Find(t.TempDir(), explicit); err != nil || got.Dir() != r.Dir() {
+			t.Errorf("Find(--repo %s): %v, %v", explicit, got, err)
+		}
+	}
+	if _, err := repo.Find(root, sub); !errors.Is(err, repo.ErrNotRepo) || !strings.Contains(err.Error(), sub) {
+		t.Errorf("Find(--repo of a folder without one): %v", err)
+	}
 	if _, err := repo.Open(t.TempDir()); !errors.Is(err, repo.ErrNotRepo) {
 		t.Errorf("Open of a plain directory: %v", err)
 	}
@@ -39,6 +48,33 @@ func TestInitFindOpen(t *testing.T) {
 	if _, err := repo.Open(r.Dir()); repo.CodeOf(err) != repo.CodeLayout {
 		t.Errorf("Open of a future version: %v", err)
 	}
+}
+
+// TestTryLock: TryLock fails at once, with CodeBusy, while a writer holds the lock.
+func TestTryLock(t *testing.T) {
+	r, err := repo.Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := r.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// flock locks belong to open files: a second Repo of the same directory is another
+	// writer even in this process.
+	other, err := repo.Open(r.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.TryLock(); repo.CodeOf(err) != repo.CodeBusy {
+		t.Fatalf("TryLock while locked: %v", err)
+	}
+	unlock()
+	un, err := other.TryLock()
+	if err != nil {
+		t.Fatalf("TryLock after unlock: %v", err)
+	}
+	un()
 }
 
 func TestLogAppendAndTornLine(t *testing.T) {
