@@ -189,8 +189,11 @@ func (s *Scan) Arrays() (map[string]snapshot.Array, error) {
 // fingerprint context (rebuilt from the metadata and the descriptor, its identity
 // checked), the dataset and column states, and the shapes of the record and value
 // arrays. Anything wrong is CodeFormat; nothing is trusted unchecked.
-func (r *Repo) Load(id snapshot.ID) (*Scan, error) {
-	snap, err := r.store.Open(id)
+func (r *Repo) Load(id snapshot.ID) (*Scan, error) { return r.LoadWithProgress(id, nil) }
+
+// LoadWithProgress is Load reporting the snapshot's bytes read to fn (snapshot.StepRead).
+func (r *Repo) LoadWithProgress(id snapshot.ID, fn snapshot.ProgressFunc) (*Scan, error) {
+	snap, err := r.store.OpenWithProgress(id, fn)
 	if err != nil {
 		return nil, &Error{Code: CodeFormat, Op: "load", Path: r.store.Path(id), Msg: "cannot open snapshot", Err: err}
 	}
