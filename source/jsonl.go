@@ -366,6 +366,7 @@ type jsonlSource struct {
 	a        Address
 	opts     Options
 	f        *os.File
+	count    *byteCounter // reads of f
 	before   fileState
 	ls       *lineScanner
 	names    []string       // every known column, in schema declaration order
@@ -384,12 +385,15 @@ type jsonlSource struct {
 	stop     error
 }
 
-func newLineScanner(f *os.File, max int) (*lineScanner, error) {
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
+func newLineScanner(c *byteCounter, max int) (*lineScanner, error) {
+	if err := c.rewind(); err != nil {
 		return nil, err
 	}
-	return &lineScanner{br: bufio.NewReaderSize(f, 1<<16), max: max}, nil
+	return &lineScanner{br: bufio.NewReaderSize(c, 1<<16), max: max}, nil
 }
+
+// BytesRead implements FileProgress.
+func (s *jsonlSource) BytesRead() (read, size uint64) { return s.count.n.Load(), uint64(s.before.size) }
 
 func openJSONL(ctx context.Context, a Address, opts Options) (_ Source, err error) {
 	const op = "jsonl open"
@@ -402,7 +406,7 @@ func openJSONL(ctx context.Context, a Address, opts Options) (_ Source, err erro
 			f.Close()
 		}
 	}()
-	s := &jsonlSource{a: a, opts: opts, f: f, before: st, index: map[string]int{}}
+	s := &jsonlSource{a: a, opts: opts, f: f, count: &byteCounter{f: f}, before: st, index: map[string]int{}}
 	var types []colType
 	mode := "schema=explicit"
 	if len(opts.Columns) > 0 {
@@ -414,7 +418,7 @@ func openJSONL(ctx context.Context, a Address, opts Options) (_ Source, err erro
 		}
 	} else {
 		mode = "schema=inferred(full-scan)"
-		s.names, types, err = inferJSONL(ctx, a, f, opts)
+		s.names, types, err = inferJSONL(ctx, a, s.count, st.size, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -435,7 +439,7 @@ func openJSONL(ctx context.Context, a Address, opts Options) (_ Source, err erro
 			fields = append(fields, arrow.Field{Name: n, Type: dt, Nullable: true, Metadata: fieldMeta(types[i].spell, dt)})
 		}
 	}
-	if s.ls, err = newLineScanner(f, opts.MaxLineBytes); err != nil {
+	if s.ls, err = newLineScanner(s.count, opts.MaxLineBytes); err != nil {
 		return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "seek failed", Err: err}
 	}
 	s.schema = arrow.NewSchema(fields, nil)
@@ -463,9 +467,9 @@ type jinfer struct {
 // fraction/exponent literals → float64; only nulls → text. Anything else
 // (mixed kinds, mixed integer and fractional numbers, integers outside both
 // ranges, nested values) fails: no type is widened or coerced.
-func inferJSONL(ctx context.Context, a Address, f *os.File, opts Options) ([]string, []colType, error) {
+func inferJSONL(ctx context.Context, a Address, c *byteCounter, size int64, opts Options) ([]string, []colType, error) {
 	const op = "jsonl infer"
-	ls, err := newLineScanner(f, opts.MaxLineBytes)
+	ls, err := newLineScanner(c, opts.MaxLineBytes)
 	if err != nil {
 		return nil, nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "seek failed", Err: err}
 	}
@@ -473,14 +477,18 @@ func inferJSONL(ctx context.Context, a Address, f *os.File, opts Options) ([]str
 	idx := map[string]int{}
 	var st []jinfer
 	for {
-		if ls.line%4096 == 0 && ctx.Err() != nil {
-			return nil, nil, &Error{Code: CodeIncomplete, Op: op, Source: a.String(), Err: ctx.Err()}
+		if ls.line%4096 == 0 {
+			if ctx.Err() != nil {
+				return nil, nil, &Error{Code: CodeIncomplete, Op: op, Source: a.String(), Err: ctx.Err()}
+			}
+			inferProgress(opts, c, size)
 		}
 		line, tooLong, ok, err := ls.next()
 		if err != nil {
 			return nil, nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "read failed", Err: err}
 		}
 		if !ok {
+			inferProgress(opts, c, size)
 			break
 		}
 		if tooLong || !utf8.Valid(line) {
