@@ -598,7 +598,7 @@ func (v *view) BytesRead() (read, size uint64) {
 	}
 	return 0, 0
 }
-func (v *view) Close() error              { return v.src.Close() }
+func (v *view) Close() error { return v.src.Close() }
 
 func (v *view) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	rec, err := v.src.Next(ctx)

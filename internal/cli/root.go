@@ -56,6 +56,8 @@ Exit codes: 0 success or no difference, 1 difference found or check failed, 2 er
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.Version = version()
+	root.SetVersionTemplate("pipewhy {{.Version}}\n")
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)
@@ -72,6 +74,7 @@ Exit codes: 0 success or no difference, 1 difference found or check failed, 2 er
 		newCompareCommand(s),
 		newDemoCommand(s),
 	)
+	checkUsage(root)
 	return root
 }
 
@@ -84,13 +87,18 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "pipewhy: %s\n", ue.line())
+		return ExitError
+	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintf(stderr, "pipewhy: %v\n", ee.err)
+			fmt.Fprintf(stderr, "pipewhy: %s\n", render(ee.err))
 		}
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "pipewhy: %v\n", err)
+	fmt.Fprintf(stderr, "pipewhy: %s\n", render(err))
 	return ExitError
 }
