@@ -590,6 +590,7 @@ type view struct {
 
 func (v *view) Schema() *arrow.Schema     { return v.schema }
 func (v *view) Evidence() source.Evidence { return v.src.Evidence() }
+func (v *view) Close() error              { return v.src.Close() }
 
 // BytesRead implements source.FileProgress for a source that does.
 func (v *view) BytesRead() (read, size uint64) {
@@ -598,7 +599,6 @@ func (v *view) BytesRead() (read, size uint64) {
 	}
 	return 0, 0
 }
-func (v *view) Close() error { return v.src.Close() }
 
 func (v *view) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	rec, err := v.src.Next(ctx)
