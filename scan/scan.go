@@ -246,7 +246,7 @@ func ObserveSource(ctx context.Context, reg *source.Registry, src source.Source,
 func observe(ctx context.Context, reg *source.Registry, src source.Source, o Options, started time.Time, res snapshot.Resolution, fres fingerprint.Resolution) (*Result, error) {
 	name := o.Name
 	if name == "" {
-		name = defaultName(o.Address)
+		name = DefaultName(o.Address)
 	}
 	if name == "" || strings.ContainsAny(name, "\n\r") {
 		return nil, &Error{Code: CodeOptions, Op: "options", Msg: "artifact name must be nonempty and one line"}
@@ -551,10 +551,11 @@ func redactAddress(addr string) string {
 	return u.Redacted()
 }
 
-// defaultName is the artifact name of an address: the table (SQLite, or after '#' in the
-// address of a registered adapter such as duckdb:, postgres:// or mysql://, without a
-// schema qualifier), or the file's base name without its extension.
-func defaultName(addr string) string {
+// DefaultName is the artifact name a scan without Options.Name gives an address: the
+// table (SQLite, or after '#' in the address of a registered adapter such as duckdb:,
+// postgres:// or mysql://, without a schema qualifier), or the file's base name without
+// its extension.
+func DefaultName(addr string) string {
 	a, err := source.ParseAddress(addr)
 	if err != nil {
 		// Not a file or SQLite address: take the table of DuckDB and server addresses.

@@ -41,8 +41,10 @@ Exit status: 0 no difference; 1 differences; 2 error.`,
 			var a, b *repo.Scan
 			var errA, errB error
 			var wg sync.WaitGroup
-			wg.Go(func() { a, errA = loadScan(r, args[0]) })
-			b, errB = loadScan(r, args[1])
+			line := newLoadProgress(s.err, "diff")
+			defer line.stop()
+			wg.Go(func() { a, errA = loadScan(r, args[0], line.side(0)) })
+			b, errB = loadScan(r, args[1], line.side(1))
 			wg.Wait()
 			if errA != nil {
 				return errA
@@ -50,7 +52,9 @@ Exit status: 0 no difference; 1 differences; 2 error.`,
 			if errB != nil {
 				return errB
 			}
+			line.comparing()
 			rep, err := compare.Diff(a, b, compare.Options{Limit: limit})
+			line.stop()
 			if err != nil {
 				return withExit(ExitError, err)
 			}
@@ -68,7 +72,7 @@ Exit status: 0 no difference; 1 differences; 2 error.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&repoDir, "repo", "", "repository directory (default: .pipewhy here or in a parent)")
+	cmd.Flags().StringVar(&repoDir, "repo", "", repoHelp)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "write JSON instead of text")
 	cmd.Flags().IntVar(&limit, "limit", 10, "examples to show per kind (added, removed, changed)")
 	return cmd

@@ -42,7 +42,7 @@ Exit status: 0 success; 1 a snapshot failed a check (a corrupt package makes lis
 fail too, naming the file); 2 an unknown ID, a directory that is not a store, or any
 other error.`,
 	}
-	cmd.PersistentFlags().StringVar(&repoDir, "repo", "", "repository (default: .pipewhy here or in a parent)")
+	cmd.PersistentFlags().StringVar(&repoDir, "repo", "", repoHelp)
 	cmd.PersistentFlags().StringVar(&store, "store", "", "a snapshot store directory, instead of the repository's")
 	cmd.PersistentFlags().BoolVar(&asJSON, "json", false, "write JSON instead of text")
 
