@@ -55,7 +55,7 @@ func checkUsage(c *cobra.Command) {
 					if len(a) > 0 && cmd.HasSubCommands() {
 						return &usageError{path: cmd.CommandPath(), err: err}
 					}
-					return &usageError{path: cmd.CommandPath(), err: fmt.Errorf("%w (usage: %s)", err, cmd.UseLine())}
+					return &usageError{path: cmd.CommandPath(), err: fmt.Errorf("%w (usage: %s)", err, strings.TrimSuffix(cmd.UseLine(), " [flags]"))}
 				}
 				return nil
 			}
