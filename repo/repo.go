@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -245,12 +246,51 @@ func (r *Repo) Log() ([]LogEntry, error) {
 // MinPrefix is the shortest abbreviated snapshot id Resolve accepts.
 const MinPrefix = 4
 
-// Resolve returns the published snapshot whose id is s or starts with s (at least
-// MinPrefix lowercase hex digits, like git). No match is CodeUnknownID, more than one
-// CodeAmbiguous.
-func (r *Repo) Resolve(s string) (snapshot.ID, error) { return ResolveID(r.store, s) }
+// Resolve returns the published snapshot s names: its id, or a unique prefix of it of
+// at least MinPrefix hex digits (like git); or a scan of an artifact, from the scan log:
+// NAME is the artifact's newest scan, NAME~N the Nth scan before that one (like git's
+// HEAD~N). A string of hex digits only is always an id or prefix. No match is
+// CodeUnknownID, more than one CodeAmbiguous.
+func (r *Repo) Resolve(s string) (snapshot.ID, error) {
+	if t := strings.ToLower(strings.TrimSpace(s)); t != "" && strings.Trim(t, "0123456789abcdef") == "" {
+		return ResolveID(r.store, s)
+	}
+	log, err := r.Log()
+	if err != nil {
+		return snapshot.ID{}, err
+	}
+	scans := func(name string) []string {
+		var ids []string
+		for i := len(log) - 1; i >= 0; i-- {
+			if log[i].Artifact == name {
+				ids = append(ids, log[i].Snapshot)
+			}
+		}
+		return ids
+	}
+	name, back := s, 0
+	ids := scans(s)
+	if i := strings.LastIndexByte(s, '~'); len(ids) == 0 && i > 0 {
+		if n, err := strconv.ParseUint(s[i+1:], 10, 31); err == nil {
+			name, back, ids = s[:i], int(n), scans(s[:i])
+		}
+	}
+	switch {
+	case len(ids) == 0:
+		return snapshot.ID{}, &Error{Code: CodeUnknownID, Op: "resolve",
+			Msg: "not a snapshot id, a prefix of at least " + strconv.Itoa(MinPrefix) + " hex digits, or a scanned artifact: " + strconv.Quote(s)}
+	case back >= len(ids):
+		scans := "1 scan (" + name + "~0)"
+		if len(ids) > 1 {
+			scans = fmt.Sprintf("%d scans (%s~0 to %s~%d)", len(ids), name, name, len(ids)-1)
+		}
+		return snapshot.ID{}, &Error{Code: CodeUnknownID, Op: "resolve", Msg: fmt.Sprintf("%s: artifact %q has %s", s, name, scans)}
+	}
+	return snapshot.ParseID(ids[back])
+}
 
-// ResolveID is Resolve in any snapshot store, a repository's or not.
+// ResolveID returns the published snapshot of st whose id is s or starts with s (at
+// least MinPrefix hex digits), in any snapshot store, a repository's or not.
 func ResolveID(st *snapshot.Store, s string) (snapshot.ID, error) {
 	s = strings.ToLower(strings.TrimSpace(s))
 	if len(s) < MinPrefix || len(s) > 32 || strings.Trim(s, "0123456789abcdef") != "" {

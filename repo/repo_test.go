@@ -126,6 +126,18 @@ func TestResolve(t *testing.T) {
 		os.Mkdir(filepath.Join(snaps, id), 0o755)
 	}
 	os.Mkdir(filepath.Join(snaps, "not-an-id"), 0o755)
+	for _, e := range []repo.LogEntry{
+		{Snapshot: "abcd0000000000000000000000000001", Artifact: "orders"},
+		{Snapshot: "abcd0000000000000000000000000002", Artifact: "customers"},
+		{Snapshot: "abce0000000000000000000000000003", Artifact: "orders"},
+		{Snapshot: "abcd0000000000000000000000000002", Artifact: "a~b"},
+		{Snapshot: "abce0000000000000000000000000003", Artifact: "beef"},
+	} {
+		e.Address, e.Resolution, e.Coverage = "x", "dataset", "COMPLETE"
+		if err := r.AppendLog(e); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, c := range []struct {
 		in   string
 		want string
@@ -139,6 +151,18 @@ func TestResolve(t *testing.T) {
 		{"ffff", "", repo.CodeUnknownID},
 		{"zzzz", "", repo.CodeUnknownID},
 		{strings.Repeat("a", 33), "", repo.CodeUnknownID},
+		// Artifacts, from the log (appended below): orders was scanned at 1 then 3.
+		{"orders", "abce0000000000000000000000000003", ""},
+		{"orders~0", "abce0000000000000000000000000003", ""},
+		{"orders~1", "abcd0000000000000000000000000001", ""},
+		{"orders~2", "", repo.CodeUnknownID},
+		{"orders~x", "", repo.CodeUnknownID},
+		{"customers", "abcd0000000000000000000000000002", ""},
+		{"a~b", "abcd0000000000000000000000000002", ""}, // a name with ~ matches as it is first
+		{"a~b~0", "abcd0000000000000000000000000002", ""}, // then only the last ~ counts
+		{"a~b~1", "", repo.CodeUnknownID},
+		{"ORDERS", "", repo.CodeUnknownID},
+		{"beef", "", repo.CodeUnknownID}, // hex only: an id prefix, never the artifact "beef"
 	} {
 		id, err := r.Resolve(c.in)
 		if repo.CodeOf(err) != c.code || (c.code == "" && id.String() != c.want) {

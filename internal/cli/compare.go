@@ -97,6 +97,8 @@ func runCompare(ctx context.Context, s streams, f compareFlags, addrA, addrB str
 		return withExit(ExitError, err)
 	}
 	line := newProgress(s.err, "comparing", "A", "B")
+	line.report(0, status{phase: "open"})
+	line.report(1, status{phase: "open"})
 	o.Progress = line.compare()
 	c, err := compare.Sources(ctx, a, b, o)
 	line.stop()

@@ -32,6 +32,13 @@ func TestLogAndShow(t *testing.T) {
 			t.Errorf("show lacks %q (exit %d):\n%s", s, code, out)
 		}
 	}
+	// By artifact: orders is its newest scan; the scan before it does not exist.
+	if code, out, _ := runCLI(t, "show", "--repo", r, "orders"); code != 0 || !strings.HasPrefix(out, "snapshot    "+a) {
+		t.Errorf("show orders: exit %d\n%s", code, out)
+	}
+	if code, _, e := runCLI(t, "show", "--repo", r, "orders~1"); code != ExitError || !strings.Contains(e, `artifact "orders" has 1 scan (orders~0)`) {
+		t.Errorf("show orders~1: exit %d %q", code, e)
+	}
 	code, out, _ = runCLI(t, "show", "--repo", r, "--json", a)
 	var doc struct {
 		Snapshot string

@@ -141,7 +141,7 @@ func TestProgressOnTerminal(t *testing.T) {
 	size := fileSize(t, v1)
 	e := errb.String()
 	// The read phase shows the bytes of the file (a CSV's row count is known at its end).
-	for _, want := range []string{"scanning orders  infer", "scanning orders  read", "/" + bytesText(size) + "  0 rows",
+	for _, want := range []string{"scanning orders  open   0:00:00", "scanning orders  infer", "scanning orders  read", "/" + bytesText(size) + "  0 rows",
 		"scanning orders  sort   200 records", "scanning orders  build", "scanning orders  checksum", "scanning orders  write", "scanning orders  verify"} {
 		if !strings.Contains(e, want) {
 			t.Errorf("scan progress lacks %q:\n%.600q", want, e)
@@ -159,7 +159,7 @@ func TestProgressOnTerminal(t *testing.T) {
 	}
 	errb.Reset()
 	Main([]string{"compare", "--key", "order_id", v1, v2}, strings.NewReader(""), &out, &errb)
-	for _, want := range []string{"comparing  A: read", "B: read", "A: re-read", "B: re-read"} {
+	for _, want := range []string{"comparing  A: open   0:00:00  B: open   0:00:00", "comparing  A: read", "B: read", "A: re-read", "B: re-read"} {
 		if !strings.Contains(errb.String(), want) {
 			t.Errorf("compare progress lacks %q: %.600q", want, errb.String())
 		}

@@ -188,6 +188,7 @@ func scanWithProgress(ctx context.Context, s streams, r *repo.Repo, o scan.Optio
 		name = scan.DefaultName(o.Address)
 	}
 	line := newProgress(s.err, "scanning "+name)
+	line.report(0, status{phase: "open"}) // until the source reports (a database may count first)
 	o.Progress = line.scan(0)
 	res, err := scan.Run(ctx, r, o)
 	line.stop()

@@ -17,8 +17,9 @@ func newShowCommand(s streams) *cobra.Command {
 		Long: `Show prints what one scan observed: its artifact and source (namespace, version,
 consistency), when it ran, its resolution and key, its coverage (COMPLETE, PARTIAL or
 UNAVAILABLE, with the reasons), its fingerprint and its schema (columns with their
-stable field ids and types). SNAPSHOT may be a unique prefix of the id (at least 4 hex
-digits). The snapshot is checked completely first.
+stable field ids and types). SNAPSHOT is an id, a unique prefix of one (at least 4 hex
+digits), or an artifact's name for its newest scan (orders~1 is the scan before). The
+snapshot is checked completely first.
 
 'pipewhy snapshot show ID' shows instead how a snapshot is stored: its manifest and
 its array files with their sizes and checksums.
