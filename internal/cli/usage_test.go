@@ -108,6 +108,12 @@ func TestLogMaxCount(t *testing.T) {
 			t.Errorf("log %v: exit %d %v, want %v: %s", tc.args, code, got, tc.want, e)
 		}
 	}
+	// diff by artifact: orders~1 and orders are the two scans of orders, a and b.
+	codeIDs, byID, _ := runCLI(t, "diff", "--repo", r, a, b)
+	codeNames, byName, e := runCLI(t, "diff", "--repo", r, "orders~1", "orders")
+	if codeNames != codeIDs || byName != byID || byID == "" {
+		t.Errorf("diff orders~1 orders: exit %d %q (%s), want exit %d %q", codeNames, byName, e, codeIDs, byID)
+	}
 }
 
 // TestRepoDiscovery: --repo takes the repository or the project folder holding it, and
