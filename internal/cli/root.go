@@ -92,7 +92,6 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // execute runs the command line args over s and returns the exit code, printing the error
 // that ends it on s.err as one line.
 func execute(s streams, args []string) int {
-	stderr := s.err
 	root := newRootCommand(s)
 	root.SetArgs(args)
 	err := root.Execute()
@@ -101,16 +100,16 @@ func execute(s streams, args []string) int {
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "pipewhy: %s\n", ue.line())
+		fmt.Fprintf(s.err, "pipewhy: %s\n", ue.line())
 		return ExitError
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintf(stderr, "pipewhy: %s\n", render(ee.err))
+			fmt.Fprintf(s.err, "pipewhy: %s\n", render(ee.err))
 		}
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "pipewhy: %s\n", render(err))
+	fmt.Fprintf(s.err, "pipewhy: %s\n", render(err))
 	return ExitError
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -22,19 +23,23 @@ func stagingNote(w io.Writer, st *snapshot.Store) {
 		fmt.Fprintf(w, "pipewhy: note: cannot list the unpublished attempts in staging: %s\n", render(err))
 		return
 	}
-	if len(entries) == 0 {
-		return
-	}
+	var n int
 	var bytes uint64
 	for _, e := range entries {
-		bytes += e.Bytes
+		if e.Attempt {
+			n++
+			bytes += e.Bytes
+		}
+	}
+	if n == 0 {
+		return
 	}
 	what := "1 unpublished attempt (an interrupted or failed scan) holds"
-	if len(entries) > 1 {
-		what = fmt.Sprintf("%d unpublished attempts (interrupted or failed scans) hold", len(entries))
+	if n > 1 {
+		what = fmt.Sprintf("%d unpublished attempts (interrupted or failed scans) hold", n)
 	}
 	fmt.Fprintf(w, "pipewhy: note: %s %s in %s; 'pipewhy snapshot inspect' shows them, 'pipewhy snapshot gc-staging' removes them\n",
-		what, bytesText(bytes), st.Root()+"/staging")
+		what, bytesText(bytes), filepath.Join(st.Root(), "staging"))
 }
 
 func newGCStagingCommand(s streams, open func(*cobra.Command) (*snapshot.Store, *repo.Repo, error), asJSON *bool) *cobra.Command {
@@ -75,7 +80,7 @@ Exit status: 0 success (also when there was nothing to remove); 2 error.`,
 			}
 			removed, kept, err := st.RemoveStaging(c.Context(), snapshot.StagingOptions{OlderThan: age, DryRun: dryRun})
 			if err != nil {
-				printRemoved(s, removed, kept, dryRun, false)
+				printRemoved(s, removed, kept, dryRun, *asJSON) // what was removed before the error
 				return withExit(ExitError, err)
 			}
 			return printRemoved(s, removed, kept, dryRun, *asJSON)
