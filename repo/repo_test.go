@@ -158,7 +158,7 @@ func TestResolve(t *testing.T) {
 		{"orders~2", "", repo.CodeUnknownID},
 		{"orders~x", "", repo.CodeUnknownID},
 		{"customers", "abcd0000000000000000000000000002", ""},
-		{"a~b", "abcd0000000000000000000000000002", ""}, // a name with ~ matches as it is first
+		{"a~b", "abcd0000000000000000000000000002", ""},   // a name with ~ matches as it is first
 		{"a~b~0", "abcd0000000000000000000000000002", ""}, // then only the last ~ counts
 		{"a~b~1", "", repo.CodeUnknownID},
 		{"ORDERS", "", repo.CodeUnknownID},
