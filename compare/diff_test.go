@@ -80,11 +80,11 @@ func TestDiffEqualStatesNeedNoArrays(t *testing.T) {
 	} {
 		a, b := run(zips, c.key), run(c.b, c.key)
 		var loaded [2]repo.Parts
-		sa, err := r.LoadParts(a, 0)
+		sa, err := r.LoadParts(a, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sb, err := r.LoadParts(b, 0)
+		sb, err := r.LoadParts(b, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +94,7 @@ func TestDiffEqualStatesNeedNoArrays(t *testing.T) {
 				i = 1
 			}
 			loaded[i] |= p & s.Missing()
-			return r.LoadMore(s, p)
+			return r.LoadMore(s, p, nil)
 		}
 		got, err := Diff(sa, sb, Options{Limit: -1, Load: load})
 		if err != nil {
@@ -114,8 +114,8 @@ func TestDiffEqualStatesNeedNoArrays(t *testing.T) {
 		}
 	}
 	// Without Load, summaries of different snapshots cannot be compared.
-	sa, _ := r.LoadParts(run(zips, nil), 0)
-	sb, _ := r.LoadParts(run(edited, nil), 0)
+	sa, _ := r.LoadParts(run(zips, nil), 0, nil)
+	sb, _ := r.LoadParts(run(edited, nil), 0, nil)
 	if _, err := Diff(sa, sb, Options{}); !errors.Is(err, &Error{Code: CodeRecords}) {
 		t.Errorf("summaries without Load: %v", err)
 	}

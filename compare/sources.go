@@ -62,6 +62,17 @@ type SourceOptions struct {
 	Limit int
 	// Workers is each side's fingerprint worker count (0: GOMAXPROCS).
 	Workers int
+	// Progress, when set, receives each side's scan progress on both reads. The two
+	// sides are read at once: it is called from two goroutines and must be safe for
+	// concurrent use, and quick.
+	Progress func(Progress)
+}
+
+// Progress is one side's progress in Sources.
+type Progress struct {
+	Side int           // 0: A, 1: B
+	Pass int           // 1: the comparison; 2: the second read of the changed records
+	Scan scan.Progress // the side's scan phase and counts
 }
 
 // TypeDifference is a common column whose Arrow type differs on the two sides (int32
@@ -113,7 +124,7 @@ func Sources(ctx context.Context, a, b Input, o SourceOptions) (*Comparison, err
 	var srcs [2]source.Source
 	errs := both(cancel, func(i int) error {
 		in := [2]Input{a, b}[i]
-		s, err := source.Open(ctx, in.Address, sourceOptions(in))
+		s, err := source.Open(ctx, in.Address, o.sourceOptions(in, i, 1))
 		if err != nil {
 			return &Error{Code: CodeSource, Op: "open " + sideName(i), Msg: redact(in.Address), Err: err}
 		}
@@ -151,7 +162,7 @@ func Sources(ctx context.Context, a, b Input, o SourceOptions) (*Comparison, err
 		var err error
 		obs[i], err = observeSide(ctx, i, ins[i], names[i], views[i], plan, scan.Options{
 			Resolution: snapshot.ResolutionRecord, Key: key, Profile: o.Profile,
-			AllowPartial: o.AllowPartial, Workers: o.Workers})
+			AllowPartial: o.AllowPartial, Workers: o.Workers, Progress: o.progress(i, 1)})
 		return err
 	})
 	if err := first(errs); err != nil {
@@ -179,11 +190,25 @@ func Sources(ctx context.Context, a, b Input, o SourceOptions) (*Comparison, err
 	return c, nil
 }
 
+// progress is the scan progress callback of side i on pass, nil without o.Progress.
+func (o SourceOptions) progress(side, pass int) func(scan.Progress) {
+	if o.Progress == nil {
+		return nil
+	}
+	return func(p scan.Progress) { o.Progress(Progress{Side: side, Pass: pass, Scan: p}) }
+}
+
 // sourceOptions are in's adapter options for a source read through a view into the scan,
-// whose encoders release every batch once encoded (source.Options.ReleasedPromptly).
-func sourceOptions(in Input) source.Options {
+// whose encoders release every batch once encoded (source.Options.ReleasedPromptly),
+// reporting an inference pass as side's progress on pass.
+func (o SourceOptions) sourceOptions(in Input, side, pass int) source.Options {
 	so := in.Source
 	so.ReleasedPromptly = true
+	if p := o.progress(side, pass); p != nil && so.InferProgress == nil {
+		so.InferProgress = func(read, size uint64) {
+			p(scan.Progress{Phase: scan.PhaseInfer, Bytes: read, BytesTotal: size})
+		}
+	}
 	return so
 }
 
@@ -254,7 +279,7 @@ func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, k
 	ctx, cancel := context.WithCancel(ctx) // a failing side stops the other, not the caller
 	defer cancel()
 	errs := both(cancel, func(i int) error {
-		s, err := source.Open(ctx, ins[i].Address, sourceOptions(ins[i]))
+		s, err := source.Open(ctx, ins[i].Address, o.sourceOptions(ins[i], i, 2))
 		if err != nil {
 			return &Error{Code: CodeSource, Op: "open " + sideName(i), Msg: redact(ins[i].Address), Err: err}
 		}
@@ -262,7 +287,7 @@ func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, k
 		defer v.Close()
 		again[i], err = observeSide(ctx, i, ins[i], names[i], v, p, scan.Options{
 			Resolution: snapshot.ResolutionValue, Key: key, Profile: o.Profile, AllowPartial: o.AllowPartial,
-			Workers: o.Workers, DigestsOnly: true, Select: sel, Fetch: keys})
+			Workers: o.Workers, DigestsOnly: true, Select: sel, Fetch: keys, Progress: o.progress(i, 2)})
 		return err
 	})
 	if err := first(errs); err != nil {
@@ -491,7 +516,7 @@ func (p *plan) key(named []string, a, b source.Source) ([]string, error) {
 	if len(named) > 0 {
 		for _, k := range named {
 			if !common[k] {
-				return nil, bad(fmt.Sprintf("key column %q is not a column of both sides", k))
+				return nil, bad(fmt.Sprintf("key column %q is not a column of both sides (columns of both: %s)", k, strings.Join(p.names[0], ", ")))
 			}
 		}
 		return named, nil
@@ -543,6 +568,14 @@ type view struct {
 func (v *view) Schema() *arrow.Schema     { return v.schema }
 func (v *view) Evidence() source.Evidence { return v.src.Evidence() }
 func (v *view) Close() error              { return v.src.Close() }
+
+// BytesRead implements source.FileProgress for a source that does.
+func (v *view) BytesRead() (read, size uint64) {
+	if fp, ok := v.src.(source.FileProgress); ok {
+		return fp.BytesRead()
+	}
+	return 0, 0
+}
 
 func (v *view) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	rec, err := v.src.Next(ctx)

@@ -15,6 +15,7 @@ const (
 	CodeUnknownID Code = "PW_REPO_UNKNOWN_ID" // no snapshot matches the id or prefix
 	CodeAmbiguous Code = "PW_REPO_AMBIGUOUS"  // a prefix matches more than one snapshot
 	CodeFormat    Code = "PW_REPO_FORMAT"     // a snapshot is not a valid scan snapshot (docs/scan-format.md)
+	CodeBusy      Code = "PW_REPO_BUSY"       // TryLock: another writer holds the repository lock
 )
 
 // Error is the error type of this package. Messages never contain data values.

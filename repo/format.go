@@ -236,20 +236,23 @@ func (s *Scan) Arrays() (map[string]snapshot.Array, error) {
 // fingerprint context (rebuilt from the metadata and the descriptor, its identity
 // checked), the dataset and column states, and the shapes of the record and value
 // arrays. Anything wrong is CodeFormat; nothing is trusted unchecked.
-func (r *Repo) Load(id snapshot.ID) (*Scan, error) { return r.LoadParts(id, AllParts) }
+func (r *Repo) Load(id snapshot.ID) (*Scan, error) { return r.LoadParts(id, AllParts, nil) }
 
-// LoadParts is Load reading, of the per-record arrays, only those of parts: a diff of
-// two snapshots whose dataset states are equal needs none of them. The arrays not read
-// are not checksummed either (snapshot.Store.OpenArrays); Missing names them, and
-// LoadMore reads them when they are needed.
-func (r *Repo) LoadParts(id snapshot.ID, parts Parts) (*Scan, error) {
-	var snap *snapshot.Snapshot
-	var err error
-	if parts&AllParts == AllParts {
-		snap, err = r.store.Open(id)
-	} else {
-		snap, err = r.store.OpenArrays(id, func(k string) bool { p := partOf(k); return p == 0 || p&parts != 0 })
+// LoadWithProgress is Load reporting the snapshot's bytes read to fn (snapshot.StepRead).
+func (r *Repo) LoadWithProgress(id snapshot.ID, fn snapshot.ProgressFunc) (*Scan, error) {
+	return r.LoadParts(id, AllParts, fn)
+}
+
+// LoadParts is LoadWithProgress reading, of the per-record arrays, only those of parts:
+// a diff of two snapshots whose dataset states are equal needs none of them. The arrays
+// not read are not checksummed either (snapshot.Store.OpenArrays); Missing names them,
+// and LoadMore reads them when they are needed. A nil fn reports nothing.
+func (r *Repo) LoadParts(id snapshot.ID, parts Parts, fn snapshot.ProgressFunc) (*Scan, error) {
+	var keep func(string) bool
+	if parts&AllParts != AllParts {
+		keep = func(k string) bool { p := partOf(k); return p == 0 || p&parts != 0 }
 	}
+	snap, err := r.store.OpenArrays(id, keep, fn)
 	if err != nil {
 		return nil, &Error{Code: CodeFormat, Op: "load", Path: r.store.Path(id), Msg: "cannot open snapshot", Err: err}
 	}
@@ -258,14 +261,15 @@ func (r *Repo) LoadParts(id snapshot.ID, parts Parts) (*Scan, error) {
 }
 
 // LoadMore reads the parts of s that it lacks (s came from LoadParts of this
-// repository), validated as Load validates them.
-func (r *Repo) LoadMore(s *Scan, parts Parts) error {
+// repository), validated as Load validates them, reporting the bytes read to fn
+// (nil: nothing).
+func (r *Repo) LoadMore(s *Scan, parts Parts, fn snapshot.ProgressFunc) error {
 	parts &= s.missing
 	if parts == 0 {
 		return nil
 	}
 	id := s.Metadata.ID
-	snap, err := r.store.OpenArrays(id, func(k string) bool { return partOf(k)&parts != 0 })
+	snap, err := r.store.OpenArrays(id, func(k string) bool { return partOf(k)&parts != 0 }, fn)
 	if err != nil {
 		return &Error{Code: CodeFormat, Op: "load", Path: r.store.Path(id), Msg: "cannot open snapshot", Err: err}
 	}

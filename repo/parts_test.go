@@ -20,7 +20,7 @@ func TestLoadParts(t *testing.T) {
 	if full.Missing() != 0 {
 		t.Fatalf("Load misses %b", full.Missing())
 	}
-	s, err := r.LoadParts(id, 0)
+	s, err := r.LoadParts(id, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,13 +30,13 @@ func TestLoadParts(t *testing.T) {
 	if eq, err := s.State.Equal(full.State); err != nil || !eq || !reflect.DeepEqual(s.Descriptor, full.Descriptor) || len(s.Columns) != len(full.Columns) {
 		t.Fatalf("summary differs from Load: state equal %v (%v)", eq, err)
 	}
-	if err := r.LoadMore(s, repo.PartRecords); err != nil {
+	if err := r.LoadMore(s, repo.PartRecords, nil); err != nil {
 		t.Fatal(err)
 	}
 	if s.Missing() != repo.PartKeys|repo.PartValues || !reflect.DeepEqual(s.Records, full.Records) || s.KeyWords != nil {
 		t.Fatalf("after records: misses %b", s.Missing())
 	}
-	if err := r.LoadMore(s, repo.AllParts); err != nil {
+	if err := r.LoadMore(s, repo.AllParts, nil); err != nil {
 		t.Fatal(err)
 	}
 	if s.Missing() != 0 || !reflect.DeepEqual(s.KeyWords, full.KeyWords) || !reflect.DeepEqual(s.KeyOffsets, full.KeyOffsets) ||
@@ -51,11 +51,11 @@ func TestLoadParts(t *testing.T) {
 	}
 	b[0] ^= 1
 	os.WriteFile(vals, b, 0o644)
-	s, err = r.LoadParts(id, repo.PartRecords|repo.PartKeys)
+	s, err = r.LoadParts(id, repo.PartRecords|repo.PartKeys, nil)
 	if err != nil {
 		t.Fatalf("records of a snapshot with damaged values: %v", err)
 	}
-	if err := r.LoadMore(s, repo.PartValues); repo.CodeOf(err) != repo.CodeFormat {
+	if err := r.LoadMore(s, repo.PartValues, nil); repo.CodeOf(err) != repo.CodeFormat {
 		t.Errorf("damaged values: %v", err)
 	}
 	if _, err := r.Load(id); repo.CodeOf(err) != repo.CodeFormat {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -71,7 +72,8 @@ func Open(dir string) (*Repo, error) {
 	}
 	b, err := os.ReadFile(filepath.Join(abs, ConfigFile))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, &Error{Code: CodeNotRepo, Op: "open", Path: abs, Msg: "not a pipewhy repository (run 'pipewhy init')"}
+		return nil, &Error{Code: CodeNotRepo, Op: "open", Path: abs,
+			Msg: "not a pipewhy repository (no " + ConfigFile + " in it or in its " + DirName + "); run 'pipewhy init'"}
 	}
 	if err != nil {
 		return nil, &Error{Code: CodeIO, Op: "open", Path: abs, Msg: "cannot read configuration", Err: err}
@@ -94,9 +96,15 @@ func Open(dir string) (*Repo, error) {
 
 // Find opens the repository named by explicit when it is not empty, else the
 // DirName directory of start or of its nearest parent that has one (like git).
-// Nothing found is CodeNotRepo.
+// explicit may name the repository directory itself or a project directory holding
+// one in DirName. Nothing found is CodeNotRepo.
 func Find(start, explicit string) (*Repo, error) {
 	if explicit != "" {
+		if _, err := os.Stat(filepath.Join(explicit, ConfigFile)); err != nil {
+			if _, err := os.Stat(filepath.Join(explicit, DirName, ConfigFile)); err == nil {
+				return Open(filepath.Join(explicit, DirName))
+			}
+		}
 		return Open(explicit)
 	}
 	d, err := filepath.Abs(start)
@@ -238,16 +246,58 @@ func (r *Repo) Log() ([]LogEntry, error) {
 // MinPrefix is the shortest abbreviated snapshot id Resolve accepts.
 const MinPrefix = 4
 
-// Resolve returns the published snapshot whose id is s or starts with s (at least
-// MinPrefix lowercase hex digits, like git). No match is CodeUnknownID, more than one
-// CodeAmbiguous.
+// Resolve returns the published snapshot s names: its id, or a unique prefix of it of
+// at least MinPrefix hex digits (like git); or a scan of an artifact, from the scan log:
+// NAME is the artifact's newest scan, NAME~N the Nth scan before that one (like git's
+// HEAD~N). A string of hex digits only is always an id or prefix. No match is
+// CodeUnknownID, more than one CodeAmbiguous.
 func (r *Repo) Resolve(s string) (snapshot.ID, error) {
+	if t := strings.ToLower(strings.TrimSpace(s)); t != "" && strings.Trim(t, "0123456789abcdef") == "" {
+		return ResolveID(r.store, s)
+	}
+	log, err := r.Log()
+	if err != nil {
+		return snapshot.ID{}, err
+	}
+	scans := func(name string) []string {
+		var ids []string
+		for i := len(log) - 1; i >= 0; i-- {
+			if log[i].Artifact == name {
+				ids = append(ids, log[i].Snapshot)
+			}
+		}
+		return ids
+	}
+	name, back := s, 0
+	ids := scans(s)
+	if i := strings.LastIndexByte(s, '~'); len(ids) == 0 && i > 0 {
+		if n, err := strconv.ParseUint(s[i+1:], 10, 31); err == nil {
+			name, back, ids = s[:i], int(n), scans(s[:i])
+		}
+	}
+	switch {
+	case len(ids) == 0:
+		return snapshot.ID{}, &Error{Code: CodeUnknownID, Op: "resolve",
+			Msg: "not a snapshot id, a prefix of at least " + strconv.Itoa(MinPrefix) + " hex digits, or a scanned artifact: " + strconv.Quote(s)}
+	case back >= len(ids):
+		scans := "1 scan (" + name + "~0)"
+		if len(ids) > 1 {
+			scans = fmt.Sprintf("%d scans (%s~0 to %s~%d)", len(ids), name, name, len(ids)-1)
+		}
+		return snapshot.ID{}, &Error{Code: CodeUnknownID, Op: "resolve", Msg: fmt.Sprintf("%s: artifact %q has %s", s, name, scans)}
+	}
+	return snapshot.ParseID(ids[back])
+}
+
+// ResolveID returns the published snapshot of st whose id is s or starts with s (at
+// least MinPrefix hex digits), in any snapshot store, a repository's or not.
+func ResolveID(st *snapshot.Store, s string) (snapshot.ID, error) {
 	s = strings.ToLower(strings.TrimSpace(s))
 	if len(s) < MinPrefix || len(s) > 32 || strings.Trim(s, "0123456789abcdef") != "" {
 		return snapshot.ID{}, &Error{Code: CodeUnknownID, Op: "resolve",
 			Msg: "not a snapshot id or prefix of at least " + strconv.Itoa(MinPrefix) + " hex digits: " + strconv.Quote(s)}
 	}
-	ids, err := r.IDs()
+	ids, err := StoreIDs(st)
 	if err != nil {
 		return snapshot.ID{}, err
 	}
@@ -273,8 +323,11 @@ func (r *Repo) Resolve(s string) (snapshot.ID, error) {
 
 // IDs returns the ids of the published snapshots, in id order, by reading the store's
 // directory only (no validation; Load validates what it opens).
-func (r *Repo) IDs() ([]snapshot.ID, error) {
-	dir := filepath.Join(r.store.Root(), "snapshots")
+func (r *Repo) IDs() ([]snapshot.ID, error) { return StoreIDs(r.store) }
+
+// StoreIDs is IDs in any snapshot store.
+func StoreIDs(st *snapshot.Store) ([]snapshot.ID, error) {
+	dir := filepath.Join(st.Root(), "snapshots")
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

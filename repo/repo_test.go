@@ -32,6 +32,15 @@ func TestInitFindOpen(t *testing.T) {
 	if _, err := repo.Find(t.TempDir(), ""); !errors.Is(err, repo.ErrNotRepo) {
 		t.Errorf("Find outside: %v", err)
 	}
+	// An explicit directory may be the repository or the project folder holding it.
+	for _, explicit := range []string{r.Dir(), root} {
+		if got, err := repo.Find(t.TempDir(), explicit); err != nil || got.Dir() != r.Dir() {
+			t.Errorf("Find(--repo %s): %v, %v", explicit, got, err)
+		}
+	}
+	if _, err := repo.Find(root, sub); !errors.Is(err, repo.ErrNotRepo) || !strings.Contains(err.Error(), sub) {
+		t.Errorf("Find(--repo of a folder without one): %v", err)
+	}
 	if _, err := repo.Open(t.TempDir()); !errors.Is(err, repo.ErrNotRepo) {
 		t.Errorf("Open of a plain directory: %v", err)
 	}
@@ -39,6 +48,33 @@ func TestInitFindOpen(t *testing.T) {
 	if _, err := repo.Open(r.Dir()); repo.CodeOf(err) != repo.CodeLayout {
 		t.Errorf("Open of a future version: %v", err)
 	}
+}
+
+// TestTryLock: TryLock fails at once, with CodeBusy, while a writer holds the lock.
+func TestTryLock(t *testing.T) {
+	r, err := repo.Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := r.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// flock locks belong to open files: a second Repo of the same directory is another
+	// writer even in this process.
+	other, err := repo.Open(r.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.TryLock(); repo.CodeOf(err) != repo.CodeBusy {
+		t.Fatalf("TryLock while locked: %v", err)
+	}
+	unlock()
+	un, err := other.TryLock()
+	if err != nil {
+		t.Fatalf("TryLock after unlock: %v", err)
+	}
+	un()
 }
 
 func TestLogAppendAndTornLine(t *testing.T) {
@@ -90,6 +126,18 @@ func TestResolve(t *testing.T) {
 		os.Mkdir(filepath.Join(snaps, id), 0o755)
 	}
 	os.Mkdir(filepath.Join(snaps, "not-an-id"), 0o755)
+	for _, e := range []repo.LogEntry{
+		{Snapshot: "abcd0000000000000000000000000001", Artifact: "orders"},
+		{Snapshot: "abcd0000000000000000000000000002", Artifact: "customers"},
+		{Snapshot: "abce0000000000000000000000000003", Artifact: "orders"},
+		{Snapshot: "abcd0000000000000000000000000002", Artifact: "a~b"},
+		{Snapshot: "abce0000000000000000000000000003", Artifact: "beef"},
+	} {
+		e.Address, e.Resolution, e.Coverage = "x", "dataset", "COMPLETE"
+		if err := r.AppendLog(e); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, c := range []struct {
 		in   string
 		want string
@@ -103,6 +151,18 @@ func TestResolve(t *testing.T) {
 		{"ffff", "", repo.CodeUnknownID},
 		{"zzzz", "", repo.CodeUnknownID},
 		{strings.Repeat("a", 33), "", repo.CodeUnknownID},
+		// Artifacts, from the log (appended below): orders was scanned at 1 then 3.
+		{"orders", "abce0000000000000000000000000003", ""},
+		{"orders~0", "abce0000000000000000000000000003", ""},
+		{"orders~1", "abcd0000000000000000000000000001", ""},
+		{"orders~2", "", repo.CodeUnknownID},
+		{"orders~x", "", repo.CodeUnknownID},
+		{"customers", "abcd0000000000000000000000000002", ""},
+		{"a~b", "abcd0000000000000000000000000002", ""},   // a name with ~ matches as it is first
+		{"a~b~0", "abcd0000000000000000000000000002", ""}, // then only the last ~ counts
+		{"a~b~1", "", repo.CodeUnknownID},
+		{"ORDERS", "", repo.CodeUnknownID},
+		{"beef", "", repo.CodeUnknownID}, // hex only: an id prefix, never the artifact "beef"
 	} {
 		id, err := r.Resolve(c.in)
 		if repo.CodeOf(err) != c.code || (c.code == "" && id.String() != c.want) {

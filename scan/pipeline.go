@@ -156,10 +156,12 @@ var (
 )
 
 // expects is the source's expected row count as its evidence said right after a batch
-// was read (read on the reader goroutine, the only one that touches the source).
+// was read (read on the reader goroutine, the only one that touches the source), and
+// for a source that reads a file, the bytes of it read and its size (size 0 otherwise).
 type expects struct {
-	n     uint64
-	known bool
+	n          uint64
+	known      bool
+	read, size uint64
 }
 
 type job struct {
@@ -210,7 +212,10 @@ func (p *pipeline) run(ctx context.Context) error {
 			j.rows = rows
 			if p.prog != nil {
 				cov := p.src.Evidence().Coverage
-				j.cov = expects{cov.Expected, cov.ExpectedKnown}
+				j.cov = expects{n: cov.Expected, known: cov.ExpectedKnown}
+				if fp, ok := p.src.(source.FileProgress); ok {
+					j.cov.read, j.cov.size = fp.BytesRead()
+				}
 			}
 			select {
 			case jobs <- j:

@@ -46,9 +46,11 @@ type Options struct {
 	AllowPartial bool
 	// Workers is the fingerprint engine's worker count (0: GOMAXPROCS).
 	Workers int
-	// Progress, when set, is called after each batch with the rows read so far and
-	// the source's expected row count when it knows it before the end (Parquet
-	// metadata, a database COUNT in the read transaction).
+	// Progress, when set, is called as the scan goes through its phases: when each
+	// starts, and during the long ones (after each batch read, after each chunk of
+	// bytes hashed, written or read back). Calls come from the goroutine that called
+	// Run or Observe, except in PhaseChecksum and PhaseVerify, where several goroutines
+	// hash at once (see snapshot.ProgressFunc); it must be quick.
 	Progress func(Progress)
 	// DigestsOnly, at value resolution, keeps the value digests (Scan.Values and
 	// ValueOffsets) but no payloads: no encoded records are held and the scan has no
@@ -67,11 +69,33 @@ type Options struct {
 	Select func(key fingerprint.Digest) bool
 }
 
-// Progress is what a scan reports after each batch.
+// Phase names a stage of a scan, in the order they run.
+type Phase string
+
+// The phases. Observe runs infer to build; Run also checksum, write and verify.
+const (
+	PhaseInfer    Phase = "infer"    // a first pass over the file to infer its column types (CSV --infer, JSON lines)
+	PhaseRead     Phase = "read"     // reading, normalizing and fingerprinting the records
+	PhaseSort     Phase = "sort"     // sorting and merging the record entries (record and value resolution)
+	PhaseBuild    Phase = "build"    // building the snapshot's tables and arrays
+	PhaseChecksum Phase = "checksum" // hashing the arrays (SHA-256)
+	PhaseWrite    Phase = "write"    // writing and fsyncing the snapshot files
+	PhaseVerify   Phase = "verify"   // reading the written files back to check them
+)
+
+// Progress is what a scan reports. Bytes of BytesTotal is real progress where
+// BytesTotal > 0: in PhaseInfer and PhaseRead the bytes of the source file read (file
+// sources read from start to end: CSV, JSON lines), in PhaseChecksum, PhaseWrite and
+// PhaseVerify the bytes of the snapshot's arrays. In PhaseRead, Rows of Expected is real
+// progress when ExpectedKnown (Parquet metadata, a database COUNT in the read
+// transaction). PhaseSort and PhaseBuild report when they start, with the records.
 type Progress struct {
-	Rows          uint64 // rows read so far
+	Phase         Phase
+	Rows          uint64 // rows read so far (PhaseRead); the records scanned (later phases)
 	Expected      uint64 // the source's expected row count, when ExpectedKnown
 	ExpectedKnown bool
+	Bytes         uint64 // bytes done of BytesTotal
+	BytesTotal    uint64 // 0: the phase has no byte total
 }
 
 // Result is a published scan.
@@ -122,7 +146,15 @@ func Run(ctx context.Context, r *repo.Repo, o Options) (*Result, error) {
 	if err != nil {
 		return nil, &Error{Code: CodeInternal, Op: "publish", Msg: "encode arrays", Err: err}
 	}
-	if err := r.Store().Publish(ctx, sc.Metadata, arrs); err != nil {
+	var progress snapshot.ProgressFunc
+	if o.Progress != nil {
+		phase := map[snapshot.Step]Phase{snapshot.StepChecksum: PhaseChecksum, snapshot.StepWrite: PhaseWrite, snapshot.StepVerify: PhaseVerify}
+		rows := uint64(sc.Descriptor.Rows)
+		progress = func(step snapshot.Step, done, total uint64) {
+			o.Progress(Progress{Phase: phase[step], Rows: rows, Bytes: done, BytesTotal: total})
+		}
+	}
+	if err := r.Store().PublishWithProgress(ctx, sc.Metadata, arrs, progress); err != nil {
 		return nil, &Error{Code: CodePublish, Op: "publish", Msg: "snapshot store", Err: err}
 	}
 	// The snapshot is published: a registry or log failure below leaves it in the
@@ -151,6 +183,11 @@ func Observe(ctx context.Context, reg *source.Registry, o Options) (*Result, err
 	}
 	so := o.Source
 	so.ReleasedPromptly = true // the pipeline's encoders release each batch once encoded
+	if o.Progress != nil && so.InferProgress == nil {
+		so.InferProgress = func(read, size uint64) {
+			o.Progress(Progress{Phase: PhaseInfer, Bytes: read, BytesTotal: size})
+		}
+	}
 	src, err := source.Open(ctx, o.Address, so)
 	if err != nil {
 		return nil, &Error{Code: CodeSource, Op: "open", Msg: "cannot open source", Err: err}
@@ -209,7 +246,7 @@ func ObserveSource(ctx context.Context, reg *source.Registry, src source.Source,
 func observe(ctx context.Context, reg *source.Registry, src source.Source, o Options, started time.Time, res snapshot.Resolution, fres fingerprint.Resolution) (*Result, error) {
 	name := o.Name
 	if name == "" {
-		name = defaultName(o.Address)
+		name = DefaultName(o.Address)
 	}
 	if name == "" || strings.ContainsAny(name, "\n\r") {
 		return nil, &Error{Code: CodeOptions, Op: "options", Msg: "artifact name must be nonempty and one line"}
@@ -259,7 +296,11 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 	for _, k := range keys {
 		id, ok := byName[k]
 		if !ok {
-			return nil, &Error{Code: CodeKey, Op: "options", Msg: fmt.Sprintf("key column %q is not a column of the source", k)}
+			names := make([]string, len(desc.Fields))
+			for i, f := range desc.Fields {
+				names[i] = f.Name
+			}
+			return nil, &Error{Code: CodeKey, Op: "options", Msg: fmt.Sprintf("key column %q is not a column of the source (its columns: %s)", k, strings.Join(names, ", "))}
 		}
 		keyIDs = append(keyIDs, id)
 	}
@@ -324,13 +365,25 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 		fetch = newFetcher(o.Fetch, keyIDs, encoders)
 		pl.fetch = fetch.tile
 	}
+	report := func(Progress) {}
 	if o.Progress != nil {
+		report = o.Progress
 		pl.prog = func(rows uint64, cov expects) {
-			o.Progress(Progress{Rows: rows, Expected: cov.n, ExpectedKnown: cov.known})
+			o.Progress(Progress{Phase: PhaseRead, Rows: rows, Expected: cov.n, ExpectedKnown: cov.known,
+				Bytes: cov.read, BytesTotal: cov.size})
 		}
+		// The read phase starts before the first batch (which may take long to come).
+		start := expects{n: src.Evidence().Coverage.Expected, known: src.Evidence().Coverage.ExpectedKnown}
+		if fp, ok := src.(source.FileProgress); ok {
+			start.read, start.size = fp.BytesRead()
+		}
+		pl.prog(0, start)
 	}
 	if err := pl.run(ctx); err != nil {
 		return nil, err
+	}
+	if o.Progress != nil && res != snapshot.ResolutionDataset {
+		report(Progress{Phase: PhaseSort, Rows: src.Evidence().Coverage.Returned})
 	}
 	fr, err := feed.Result()
 	if err != nil {
@@ -392,6 +445,7 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 	if sc.Metadata.Coverage.FailureReasons == nil {
 		sc.Metadata.Coverage.FailureReasons = []string{}
 	}
+	report(Progress{Phase: PhaseBuild, Rows: cov.Returned})
 	if err := buildTables(sc, fr, uint64(finished.UnixNano())); err != nil {
 		return nil, err
 	}
@@ -514,10 +568,11 @@ func redactAddress(addr string) string {
 	return u.Redacted()
 }
 
-// defaultName is the artifact name of an address: the table (SQLite, or after '#' in the
-// address of a registered adapter such as duckdb:, postgres:// or mysql://, without a
-// schema qualifier), or the file's base name without its extension.
-func defaultName(addr string) string {
+// DefaultName is the artifact name a scan without Options.Name gives an address: the
+// table (SQLite, or after '#' in the address of a registered adapter such as duckdb:,
+// postgres:// or mysql://, without a schema qualifier), or the file's base name without
+// its extension.
+func DefaultName(addr string) string {
 	a, err := source.ParseAddress(addr)
 	if err != nil {
 		// Not a file or SQLite address: take the table of DuckDB and server addresses.

@@ -325,8 +325,8 @@ func TestDefaultName(t *testing.T) {
 		"postgres://u@h/db#":                        "",
 		"mysql://u@h/db#schema.":                    "",
 	} {
-		if got := defaultName(addr); got != want {
-			t.Errorf("defaultName(%q) = %q, want %q", addr, got, want)
+		if got := DefaultName(addr); got != want {
+			t.Errorf("DefaultName(%q) = %q, want %q", addr, got, want)
 		}
 	}
 }

@@ -133,9 +133,14 @@
 // filesystems, cross-filesystem renames (they fail), adversarial concurrent mutation
 // of the store, and on Windows any directory-fsync durability (there is no standard
 // equivalent; only process interruption and visibility are covered). Inspection is
-// advisory under concurrent publication. Retention is retain-all: there is no
-// deletion, pruning, promotion of staged attempts or recovery rewrite; cleanup needs
-// an explicit policy later. A child snapshot records its parent ID but opening it
+// advisory under concurrent publication. Retention is retain-all for published
+// snapshots: there is no deletion, pruning, promotion of staged attempts or recovery
+// rewrite. The one cleanup is explicit: RemoveStaging deletes staged attempts (what
+// interrupted or failed writers left in root/staging), only directories named like
+// attempts directly in root/staging, never following a symbolic link, each claimed by a
+// rename within root/staging before its files go, so a writer still at its rename fails
+// instead of publishing a half-deleted package. Staging lists what is there cheaply
+// (sizes and modification times, nothing read). A child snapshot records its parent ID but opening it
 // never needs the parent. The store is memory-resident: Open reads whole payloads
 // into memory; no streaming or mmap behaviour is claimed. The store checks metadata
 // consistency, not source truth: C1 table validators and C3 state checks

@@ -85,7 +85,7 @@ func (s *Store) inspect(path string, de fs.DirEntry) Attempt {
 		a.Phase, a.Diagnostic = PhaseUnavailable, "complete.sha256 unreadable: "+err.Error()+published
 		return a
 	}
-	if _, _, err := s.check(path, id, checkSums, nil); err != nil {
+	if _, _, err := s.check(path, id, checkSums, nil, nil); err != nil {
 		var e *Error
 		if errors.As(err, &e) && e.Code == CodeIO {
 			a.Phase = PhaseUnavailable

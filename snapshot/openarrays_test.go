@@ -13,7 +13,7 @@ func TestOpenArrays(t *testing.T) {
 	id := publishFixture(t, s)
 	dir := s.Path(id)
 	onlyFlags := func(k string) bool { return k == "flags" }
-	snap, err := s.OpenArrays(id, onlyFlags)
+	snap, err := s.OpenArrays(id, onlyFlags, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,19 +30,19 @@ func TestOpenArrays(t *testing.T) {
 	bad := append([]byte(nil), orig...)
 	bad[0] ^= 1
 	os.WriteFile(ids, bad, 0o644)
-	if _, err := s.OpenArrays(id, onlyFlags); err != nil {
+	if _, err := s.OpenArrays(id, onlyFlags, nil); err != nil {
 		t.Errorf("OpenArrays of flags with ids damaged: %v", err)
 	}
 	_, err = s.Open(id)
 	wantIntegrity(t, err, "array-ids.bin")
-	_, err = s.OpenArrays(id, func(k string) bool { return k == "ids" })
+	_, err = s.OpenArrays(id, func(k string) bool { return k == "ids" }, nil)
 	wantIntegrity(t, err, "array-ids.bin")
 	// Its size is structure: checked whatever is read.
 	os.WriteFile(ids, orig[:len(orig)-1], 0o644)
-	_, err = s.OpenArrays(id, onlyFlags)
+	_, err = s.OpenArrays(id, onlyFlags, nil)
 	wantIntegrity(t, err, "array-ids.bin")
 	os.Remove(ids)
-	_, err = s.OpenArrays(id, onlyFlags)
+	_, err = s.OpenArrays(id, onlyFlags, nil)
 	wantIntegrity(t, err, "array-ids.bin")
 	// The accepted array is checksummed.
 	os.WriteFile(ids, orig, 0o644)
@@ -50,6 +50,6 @@ func TestOpenArrays(t *testing.T) {
 	fb, _ := os.ReadFile(flags)
 	fb[1] ^= 1
 	os.WriteFile(flags, fb, 0o644)
-	_, err = s.OpenArrays(id, onlyFlags)
+	_, err = s.OpenArrays(id, onlyFlags, nil)
 	wantIntegrity(t, err, "array-flags.bin")
 }

@@ -40,29 +40,34 @@ func (s *Snapshot) Keys() []string {
 // sizes, checksums, fingerprint context) and returns it with its arrays in memory. A
 // missing ID gives an error matching fs.ErrNotExist; failed validation gives a
 // *StorageIntegrityError naming the file. Opening never needs the parent.
-func (s *Store) Open(id ID) (*Snapshot, error) {
+func (s *Store) Open(id ID) (*Snapshot, error) { return s.OpenWithProgress(id, nil) }
+
+// OpenWithProgress is Open reporting StepRead: the payload bytes read and checked of
+// their total. A nil fn reports nothing.
+func (s *Store) OpenWithProgress(id ID, fn ProgressFunc) (*Snapshot, error) {
 	dir, err := s.published(id, "open")
 	if err != nil {
 		return nil, err
 	}
-	m, arrays, err := s.check(dir, id, checkLoad, nil)
+	m, arrays, err := s.check(dir, id, checkLoad, nil, fn)
 	if err != nil {
 		return nil, opErr(err, "open")
 	}
 	return &Snapshot{Metadata: m.Meta.clone(), Arrays: arrays}, nil
 }
 
-// OpenArrays is Open for the arrays whose keys keep accepts: the package is checked
-// as Open checks it (marker, manifest, fingerprint context, exact inventory, every
-// payload's size), and the accepted payloads are read, checksummed and returned.
-// The other payloads are not read, so their checksums are not verified: a reader
-// that needs only a snapshot's small arrays does not pay for its large ones.
-func (s *Store) OpenArrays(id ID, keep func(key string) bool) (*Snapshot, error) {
+// OpenArrays is OpenWithProgress for the arrays whose keys keep accepts: the package
+// is checked as Open checks it (marker, manifest, fingerprint context, exact
+// inventory, every payload's size), and the accepted payloads are read, checksummed
+// and returned. The other payloads are not read, so their checksums are not verified:
+// a reader that needs only a snapshot's small arrays does not pay for its large ones.
+// A nil fn reports nothing.
+func (s *Store) OpenArrays(id ID, keep func(key string) bool, fn ProgressFunc) (*Snapshot, error) {
 	dir, err := s.published(id, "open")
 	if err != nil {
 		return nil, err
 	}
-	m, arrays, err := s.check(dir, id, checkLoad, keep)
+	m, arrays, err := s.check(dir, id, checkLoad, keep, fn)
 	if err != nil {
 		return nil, opErr(err, "open")
 	}
@@ -76,7 +81,7 @@ func (s *Store) Verify(id ID) error {
 	if err != nil {
 		return err
 	}
-	_, _, err = s.check(dir, id, checkSums, nil)
+	_, _, err = s.check(dir, id, checkSums, nil, nil)
 	return opErr(err, "verify")
 }
 
@@ -87,7 +92,7 @@ func (s *Store) Stat(id ID) (Metadata, []ArrayInfo, error) {
 	if err != nil {
 		return Metadata{}, nil, err
 	}
-	m, _, err := s.check(dir, id, checkSums, nil)
+	m, _, err := s.check(dir, id, checkSums, nil, nil)
 	if err != nil {
 		return Metadata{}, nil, opErr(err, "stat")
 	}
@@ -114,6 +119,24 @@ func (m *manifest) inventory() []ArrayInfo {
 	return out
 }
 
+// payloadBytes is the total byte_length of the manifest's payloads.
+func (m *manifest) payloadBytes() uint64 {
+	var n uint64
+	for _, e := range m.Entries {
+		n += e.ByteLength
+	}
+	return n
+}
+
+// bytesOf is the payload bytes of the entries keys names.
+func (m *manifest) bytesOf(keys []string) uint64 {
+	var n uint64
+	for _, k := range keys {
+		n += m.Entries[k].ByteLength
+	}
+	return n
+}
+
 // List validates every published snapshot (as Verify does) and returns their metadata
 // ordered by finish time, then ID. Any corrupt package, or any entry of root/snapshots
 // that is not a snapshot directory, fails the whole listing visibly: a corrupt snapshot
@@ -134,7 +157,7 @@ func (s *Store) List() ([]Metadata, error) {
 		if err != nil || !de.IsDir() {
 			return nil, &StorageIntegrityError{Path: p, Reason: "unexpected entry in the snapshots directory"}
 		}
-		m, _, err := s.check(p, id, checkSums, nil)
+		m, _, err := s.check(p, id, checkSums, nil, nil)
 		if err != nil {
 			return nil, opErr(err, "list")
 		}
@@ -179,8 +202,9 @@ const (
 // check validates the package in dir, which must hold snapshot id. Staged and published
 // packages are the same directory (publication renames it), so both hold intent.json.
 // A non-nil sel limits the payloads checksummed (and, at checkLoad, read) to those
-// whose keys it accepts; the structure is checked whole.
-func (s *Store) check(dir string, id ID, level checkLevel, sel func(string) bool) (*manifest, map[string]Array, error) {
+// whose keys it accepts; the structure is checked whole. fn, when not nil, receives
+// StepRead progress of the payloads (checkLoad only).
+func (s *Store) check(dir string, id ID, level checkLevel, sel func(string) bool, fn ProgressFunc) (*manifest, map[string]Array, error) {
 	ents, err := s.fs.ReadDir(dir)
 	if err != nil {
 		return nil, nil, &Error{Code: CodeIO, Path: dir, Err: err}
@@ -288,7 +312,7 @@ func (s *Store) check(dir string, id ID, level checkLevel, sel func(string) bool
 	if level == checkLoad {
 		arrays = make(map[string]Array, len(keys))
 	}
-	data, err := s.hashFiles(dir, m, keys, level == checkLoad, "SHA-256 does not match the manifest")
+	data, err := s.hashFiles(dir, m, keys, level == checkLoad, "SHA-256 does not match the manifest", newMeter(fn, StepRead, m.bytesOf(keys)))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -302,7 +326,7 @@ func (s *Store) check(dir string, id ID, level checkLevel, sel func(string) bool
 
 // checkStaged is phase 4 of Publish: the staged manifest and payloads read back equal
 // what was meant to be written.
-func (s *Store) checkStaged(dir string, m *manifest, man []byte) error {
+func (s *Store) checkStaged(dir string, m *manifest, man []byte, fn ProgressFunc) error {
 	manPath := filepath.Join(dir, manifestName)
 	got, err := s.readSmall(manPath, int64(len(man)))
 	if err != nil {
@@ -314,7 +338,7 @@ func (s *Store) checkStaged(dir string, m *manifest, man []byte) error {
 	if _, err := decodeManifest(got); err != nil {
 		return &StorageIntegrityError{Path: manPath, Reason: "invalid manifest", Err: err}
 	}
-	_, err = s.hashFiles(dir, m, slices.Sorted(maps.Keys(m.Entries)), false, "staged payload SHA-256 does not match")
+	_, err = s.hashFiles(dir, m, slices.Sorted(maps.Keys(m.Entries)), false, "staged payload SHA-256 does not match", newMeter(fn, StepVerify, m.payloadBytes()))
 	return err
 }
 
@@ -346,7 +370,7 @@ func (s *Store) readSmall(path string, max int64) ([]byte, error) {
 // since SHA-256 is most of the cost of loading a large snapshot. The error is the one a
 // check of one key after the other would meet first: the files before a file that cannot
 // be opened are checked first.
-func (s *Store) hashFiles(dir string, m *manifest, keys []string, keep bool, mismatch string) ([][]byte, error) {
+func (s *Store) hashFiles(dir string, m *manifest, keys []string, keep bool, mismatch string, progress *meter) ([][]byte, error) {
 	files := make([]vfs.File, 0, len(keys))
 	defer func() {
 		for _, f := range files {
@@ -377,7 +401,7 @@ func (s *Store) hashFiles(dir string, m *manifest, keys []string, keep bool, mis
 			buf := make([]byte, 1<<20)
 			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
 				e := m.Entries[keys[i]]
-				data[i], sums[i], errs[i] = hashFile(files[i], filepath.Join(dir, e.File), e.ByteLength, keep, buf)
+				data[i], sums[i], errs[i] = hashFile(files[i], filepath.Join(dir, e.File), e.ByteLength, keep, buf, progress)
 			}
 		})
 	}
@@ -397,8 +421,9 @@ func (s *Store) hashFiles(dir string, m *manifest, keys []string, keep bool, mis
 }
 
 // hashFile streams the open file f (at path) through SHA-256, checking it holds exactly n
-// bytes; with keep it also returns the bytes. buf is read scratch.
-func hashFile(f vfs.File, path string, n uint64, keep bool, buf []byte) ([]byte, [32]byte, error) {
+// bytes; with keep it also returns the bytes. buf is read scratch; progress counts the
+// bytes hashed.
+func hashFile(f vfs.File, path string, n uint64, keep bool, buf []byte, progress *meter) ([]byte, [32]byte, error) {
 	var sum [32]byte
 	h := sha256.New()
 	var data []byte
@@ -411,15 +436,20 @@ func hashFile(f vfs.File, path string, n uint64, keep bool, buf []byte) ([]byte,
 		// Huge pages before the first touch: a large array then faults in 2 MiB at a
 		// time rather than 4 KiB (a 10 M-row record snapshot is about 1 GB).
 		hugemem.Advise(data)
-		k, err := io.ReadFull(f, data)
-		if err != nil {
-			return nil, sum, &StorageIntegrityError{Path: path, Reason: "file is shorter than the manifest byte_length", Err: err}
+		for off := 0; off < len(data); {
+			chunk := data[off:min(off+hashChunk, len(data))]
+			k, err := io.ReadFull(f, chunk)
+			if err != nil {
+				return nil, sum, &StorageIntegrityError{Path: path, Reason: "file is shorter than the manifest byte_length", Err: err}
+			}
+			h.Write(chunk)
+			progress.add(k)
+			off += k
 		}
-		h.Write(data)
-		got = int64(k)
+		got = int64(len(data))
 	} else {
 		var err error
-		got, err = io.CopyBuffer(h, io.LimitReader(f, int64(n)), buf)
+		got, err = io.CopyBuffer(h, &meteredReader{r: io.LimitReader(f, int64(n)), m: progress}, buf)
 		if err != nil {
 			return nil, sum, &Error{Code: CodeIO, Path: path, Err: err}
 		}
@@ -433,4 +463,16 @@ func hashFile(f vfs.File, path string, n uint64, keep bool, buf []byte) ([]byte,
 	}
 	h.Sum(sum[:0])
 	return data, sum, nil
+}
+
+// meteredReader counts the bytes read through it on m.
+type meteredReader struct {
+	r io.Reader
+	m *meter
+}
+
+func (r *meteredReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	r.m.add(n)
+	return n, err
 }

@@ -111,6 +111,14 @@ func (s *Store) Path(id ID) string { return filepath.Join(s.root, snapshotsDir, 
 // fs.ErrExist. An error after the rename matches ErrCommitUncertain: the snapshot may be
 // published and may not be durable; inspect the ID before any new action.
 func (s *Store) Publish(ctx context.Context, md Metadata, arrays map[string]Array) error {
+	return s.PublishWithProgress(ctx, md, arrays, nil)
+}
+
+// PublishWithProgress is Publish reporting its long steps to fn: StepChecksum (the
+// arrays hashed in memory), StepWrite (payloads written and fsynced) and StepVerify
+// (payloads read back and checked), each in bytes of the arrays' total. A nil fn
+// reports nothing.
+func (s *Store) PublishWithProgress(ctx context.Context, md Metadata, arrays map[string]Array, fn ProgressFunc) error {
 	md = md.clone()
 	// Phase 1: validate everything before touching the filesystem.
 	if err := md.Validate(); err != nil {
@@ -133,13 +141,17 @@ func (s *Store) Publish(ctx context.Context, md Metadata, arrays map[string]Arra
 		keys = append(keys, key)
 	}
 	slices.Sort(keys)
-	for i, sum := range sumArrays(arrays, keys) {
+	var total uint64
+	for _, a := range arrays {
+		total += uint64(len(a.data))
+	}
+	for i, sum := range sumArrays(arrays, keys, newMeter(fn, StepChecksum, total)) {
 		a := arrays[keys[i]]
 		m.Entries[keys[i]] = entry{File: arrayFile(keys[i]), DType: a.dtype, Count: uint64(a.Len()),
 			ByteLength: uint64(len(a.data)), SHA256: sum}
 	}
 	if md.Parent != nil {
-		if _, _, err := s.check(s.Path(*md.Parent), *md.Parent, checkStructure, nil); err != nil {
+		if _, _, err := s.check(s.Path(*md.Parent), *md.Parent, checkStructure, nil, nil); err != nil {
 			return &Error{Code: CodeParent, Op: "publish", Field: "parent_id", Msg: "parent is not a complete published snapshot", Err: err}
 		}
 	}
@@ -171,31 +183,32 @@ func (s *Store) Publish(ctx context.Context, md Metadata, arrays map[string]Arra
 		}
 		return &Error{Code: CodeIO, Op: "publish", Path: attempt, Msg: "attempt kept for inspection", Err: err}
 	}
-	if err := s.writeFile(filepath.Join(attempt, intentName), encodeIntent(md.ID)); err != nil {
+	if err := s.writeFile(filepath.Join(attempt, intentName), encodeIntent(md.ID), nil); err != nil {
 		return fail(err)
 	}
 
 	// Phase 3: payloads and manifest.
+	written := newMeter(fn, StepWrite, total)
 	for _, key := range keys {
 		if err := ctx.Err(); err != nil {
 			return fail(err)
 		}
-		if err := s.writeFile(filepath.Join(attempt, arrayFile(key)), arrays[key].data); err != nil {
+		if err := s.writeFile(filepath.Join(attempt, arrayFile(key)), arrays[key].data, written); err != nil {
 			return fail(err)
 		}
 	}
 	man := m.encode()
-	if err := s.writeFile(filepath.Join(attempt, manifestName), man); err != nil {
+	if err := s.writeFile(filepath.Join(attempt, manifestName), man, nil); err != nil {
 		return fail(err)
 	}
 
 	// Phase 4: validate what was staged, then the completion marker.
-	if err := s.checkStaged(attempt, &m, man); err != nil {
+	if err := s.checkStaged(attempt, &m, man, fn); err != nil {
 		return fail(err)
 	}
 	sum := sha256.Sum256(man)
 	marker := append([]byte(hex.EncodeToString(sum[:])), '\n')
-	if err := s.writeFile(filepath.Join(attempt, markerName), marker); err != nil {
+	if err := s.writeFile(filepath.Join(attempt, markerName), marker, nil); err != nil {
 		return fail(err)
 	}
 	if err := s.fs.SyncDir(attempt); err != nil {
@@ -203,7 +216,7 @@ func (s *Store) Publish(ctx context.Context, md Metadata, arrays map[string]Arra
 	}
 
 	// Phase 5: validate the complete package, then publish it by one rename.
-	if _, _, err := s.check(attempt, md.ID, checkStructure, nil); err != nil {
+	if _, _, err := s.check(attempt, md.ID, checkStructure, nil, nil); err != nil {
 		return fail(err)
 	}
 	if err := ctx.Err(); err != nil {
@@ -271,19 +284,29 @@ func (s *Store) newAttempt(id ID) (string, error) {
 	return "", &Error{Code: CodeIO, Op: "publish", Path: filepath.Join(s.root, stagingDir), Msg: "cannot create a staging attempt", Err: err}
 }
 
-// writeFile creates path, writes data, fsyncs and closes it.
-func (s *Store) writeFile(path string, data []byte) error {
+// writeFile creates path, writes data, fsyncs and closes it. Data larger than
+// writeChunk is written and fsynced a chunk at a time, so that progress (bytes on
+// stable storage) does not stall at the end in one long fsync; a small file is one
+// write and one fsync.
+func (s *Store) writeFile(path string, data []byte, progress *meter) error {
 	f, err := s.fs.Create(path)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
+	for off := 0; off == 0 || off < len(data); {
+		chunk := data[off:min(off+writeChunk, len(data))]
+		if _, err := f.Write(chunk); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return err
+		}
+		progress.add(len(chunk))
+		if off += len(chunk); len(chunk) == 0 {
+			break
+		}
 	}
 	return f.Close()
 }
@@ -296,8 +319,9 @@ func opErr(err error, op string) error {
 }
 
 // sumArrays returns the SHA-256 of the bytes of arrays[keys[i]] for every i, computed on
-// up to GOMAXPROCS goroutines (for a record-resolution scan, over a gigabyte).
-func sumArrays(arrays map[string]Array, keys []string) [][32]byte {
+// up to GOMAXPROCS goroutines (for a record-resolution scan, over a gigabyte); progress
+// counts the bytes hashed.
+func sumArrays(arrays map[string]Array, keys []string, progress *meter) [][32]byte {
 	sums := make([][32]byte, len(keys))
 	data := make([][]byte, len(keys))
 	for i, k := range keys {
@@ -308,7 +332,13 @@ func sumArrays(arrays map[string]Array, keys []string) [][32]byte {
 	for range min(runtime.GOMAXPROCS(0), len(keys)) {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(keys); i = int(next.Add(1) - 1) {
-				sums[i] = sha256.Sum256(data[i])
+				h := sha256.New()
+				for off := 0; off < len(data[i]); off += hashChunk {
+					chunk := data[i][off:min(off+hashChunk, len(data[i]))]
+					h.Write(chunk)
+					progress.add(len(chunk))
+				}
+				h.Sum(sums[i][:0])
 			}
 		})
 	}

@@ -22,6 +22,7 @@ type csvSource struct {
 	a       Address
 	opts    Options
 	f       *os.File
+	count   *byteCounter // reads of f
 	before  fileState
 	p       *csvParser
 	header  []string
@@ -68,14 +69,17 @@ type csvCol struct {
 	ts  *array.TimestampBuilder
 }
 
-// newCSVReader positions a csvParser at the start of f, skipping a UTF-8
-// byte order mark.
-func newCSVReader(f *os.File, maxLine int) (*csvParser, bool, error) {
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
+// newCSVReader positions a csvParser at the start of the file c counts the reads
+// of, skipping a UTF-8 byte order mark.
+func newCSVReader(c *byteCounter, maxLine int) (*csvParser, bool, error) {
+	if err := c.rewind(); err != nil {
 		return nil, false, err
 	}
-	return newCSVParser(f, maxLine, min(csvBufSize, maxLine)+1)
+	return newCSVParser(c, maxLine, min(csvBufSize, maxLine)+1)
 }
+
+// BytesRead implements FileProgress.
+func (s *csvSource) BytesRead() (read, size uint64) { return s.count.n.Load(), uint64(s.before.size) }
 
 func openCSV(ctx context.Context, a Address, opts Options) (_ Source, err error) {
 	const op = "csv open"
@@ -83,13 +87,13 @@ func openCSV(ctx context.Context, a Address, opts Options) (_ Source, err error)
 	if err != nil {
 		return nil, err
 	}
-	s := &csvSource{a: a, opts: opts, f: f, before: st}
+	s := &csvSource{a: a, opts: opts, f: f, count: &byteCounter{f: f}, before: st}
 	defer func() {
 		if err != nil {
 			f.Close()
 		}
 	}()
-	r, bom, err := newCSVReader(f, opts.MaxLineBytes)
+	r, bom, err := newCSVReader(s.count, opts.MaxLineBytes)
 	if err != nil {
 		return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "seek failed", Err: err}
 	}
@@ -144,14 +148,14 @@ func openCSV(ctx context.Context, a Address, opts Options) (_ Source, err error)
 		}
 	case opts.Infer:
 		mode = "schema=inferred(full-scan)"
-		types, err := inferCSV(ctx, a, f, opts, len(header), keep)
+		types, err := inferCSV(ctx, a, s.count, st.size, opts, len(header), keep)
 		if err != nil {
 			return nil, err
 		}
 		for i := range s.cols {
 			s.cols[i].typ = types[i]
 		}
-		if r, _, err = newCSVReader(f, opts.MaxLineBytes); err != nil {
+		if r, _, err = newCSVReader(s.count, opts.MaxLineBytes); err != nil {
 			return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "seek failed", Err: err}
 		}
 		if _, _, err := r.read(); err != nil {
@@ -200,8 +204,8 @@ func csvFatal(op string, a Address, err error) error {
 // int64, uint64, bool that every non-null cell parses as and renders back to
 // exactly (roundTrips), else text; a column without any non-null cell is text.
 // Malformed records are ignored here; the reading pass counts them.
-func inferCSV(ctx context.Context, a Address, f *os.File, opts Options, n int, keep []bool) ([]colType, error) {
-	r, _, err := newCSVReader(f, opts.MaxLineBytes)
+func inferCSV(ctx context.Context, a Address, c *byteCounter, size int64, opts Options, n int, keep []bool) ([]colType, error) {
+	r, _, err := newCSVReader(c, opts.MaxLineBytes)
 	if err != nil {
 		return nil, &Error{Code: CodeIO, Op: "csv infer", Source: a.String(), Detail: "seek failed", Err: err}
 	}
@@ -218,11 +222,15 @@ func inferCSV(ctx context.Context, a Address, f *os.File, opts Options, n int, k
 	seen := make([]bool, n) // a non-null cell was seen
 	var scratch cell
 	for rows := 0; ; rows++ {
-		if rows%4096 == 0 && ctx.Err() != nil {
-			return nil, &Error{Code: CodeIncomplete, Op: "csv infer", Source: a.String(), Err: ctx.Err()}
+		if rows%4096 == 0 {
+			if ctx.Err() != nil {
+				return nil, &Error{Code: CodeIncomplete, Op: "csv infer", Source: a.String(), Err: ctx.Err()}
+			}
+			inferProgress(opts, c, size)
 		}
 		rec, _, err := r.read()
 		if err == io.EOF {
+			inferProgress(opts, c, size)
 			break
 		}
 		if err != nil {

@@ -366,6 +366,7 @@ type jsonlSource struct {
 	a        Address
 	opts     Options
 	f        *os.File
+	count    *byteCounter // reads of f
 	before   fileState
 	rd       jsonRecords
 	arr      *arrayScanner  // rd of a JSON array (KindJSON); nil for JSON lines
@@ -386,16 +387,16 @@ type jsonlSource struct {
 	stop     error
 }
 
-// newRecords rewinds f and returns its records: lines, or the elements of the top-level
-// array of a KindJSON file.
-func newRecords(a Address, f *os.File, max int) (jsonRecords, error) {
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
+// newRecords rewinds c's file and returns its records: lines, or the elements of the
+// top-level array of a KindJSON file.
+func newRecords(a Address, c *byteCounter, max int) (jsonRecords, error) {
+	if err := c.rewind(); err != nil {
 		return nil, err
 	}
 	if a.Kind == KindJSON {
-		return newArrayScanner(f, max), nil
+		return newArrayScanner(c, max), nil
 	}
-	return &lineScanner{br: bufio.NewReaderSize(f, 1<<16), max: max}, nil
+	return &lineScanner{br: bufio.NewReaderSize(c, 1<<16), max: max}, nil
 }
 
 // structureFailure turns a record reader's error into the error of op: a broken JSON
@@ -408,6 +409,9 @@ func structureFailure(op string, a Address, err error) *Error {
 	return &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "read failed", Err: err}
 }
 
+// BytesRead implements FileProgress.
+func (s *jsonlSource) BytesRead() (read, size uint64) { return s.count.n.Load(), uint64(s.before.size) }
+
 func openJSONL(ctx context.Context, a Address, opts Options) (_ Source, err error) {
 	op := string(a.Kind) + " open"
 	f, st, version, err := openFile(op, a, opts)
@@ -419,7 +423,7 @@ func openJSONL(ctx context.Context, a Address, opts Options) (_ Source, err erro
 			f.Close()
 		}
 	}()
-	s := &jsonlSource{a: a, opts: opts, f: f, before: st, index: map[string]int{}}
+	s := &jsonlSource{a: a, opts: opts, f: f, count: &byteCounter{f: f}, before: st, index: map[string]int{}}
 	var types []colType
 	mode := "schema=explicit"
 	if len(opts.Columns) > 0 {
@@ -431,7 +435,7 @@ func openJSONL(ctx context.Context, a Address, opts Options) (_ Source, err erro
 		}
 	} else {
 		mode = "schema=inferred(full-scan)"
-		s.names, types, s.literal, err = inferJSON(ctx, a, f, opts)
+		s.names, types, s.literal, err = inferJSON(ctx, a, s.count, st.size, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -452,7 +456,7 @@ func openJSONL(ctx context.Context, a Address, opts Options) (_ Source, err erro
 			fields = append(fields, arrow.Field{Name: n, Type: dt, Nullable: true, Metadata: fieldMeta(types[i].spell, dt)})
 		}
 	}
-	if s.rd, err = newRecords(a, f, opts.MaxLineBytes); err != nil {
+	if s.rd, err = newRecords(a, s.count, opts.MaxLineBytes); err != nil {
 		return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "seek failed", Err: err}
 	}
 	s.arr, _ = s.rd.(*arrayScanner)
@@ -487,10 +491,10 @@ type jinfer struct {
 // the rules of doc.go's Type mapping; literal marks the text columns that also take
 // numbers and booleans as their literals. Excluded columns are named but not typed, so a
 // column that cannot be typed can be excluded. Records that do not parse are skipped
-// here; the read counts them as failures.
-func inferJSON(ctx context.Context, a Address, f *os.File, opts Options) ([]string, []colType, []bool, error) {
+// here; the read counts them as failures. Progress goes to opts.InferProgress.
+func inferJSON(ctx context.Context, a Address, c *byteCounter, size int64, opts Options) ([]string, []colType, []bool, error) {
 	op := string(a.Kind) + " infer"
-	rd, err := newRecords(a, f, opts.MaxLineBytes)
+	rd, err := newRecords(a, c, opts.MaxLineBytes)
 	if err != nil {
 		return nil, nil, nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "seek failed", Err: err}
 	}
@@ -507,14 +511,18 @@ func inferJSON(ctx context.Context, a Address, f *os.File, opts Options) ([]stri
 	}
 	var members []kv
 	for n := 0; ; n++ {
-		if n%4096 == 0 && ctx.Err() != nil {
-			return nil, nil, nil, &Error{Code: CodeIncomplete, Op: op, Source: a.String(), Err: ctx.Err()}
+		if n%4096 == 0 {
+			if ctx.Err() != nil {
+				return nil, nil, nil, &Error{Code: CodeIncomplete, Op: op, Source: a.String(), Err: ctx.Err()}
+			}
+			inferProgress(opts, c, size)
 		}
 		rec, tooLong, ok, err := rd.next()
 		if err != nil {
 			return nil, nil, nil, structureFailure(op, a, err)
 		}
 		if !ok {
+			inferProgress(opts, c, size)
 			break
 		}
 		if tooLong || !utf8.Valid(rec) {

@@ -191,6 +191,10 @@ type Options struct {
 	// else text; see doc.go). JSON lines and JSON arrays always infer when
 	// Columns is empty.
 	Infer bool
+	// InferProgress, when set, is called during that first pass (every 4096
+	// records, on the goroutine that calls Open) with the bytes of the file
+	// read so far and its size.
+	InferProgress func(read, size uint64)
 	// Null is the CSV spelling of a null cell. Nil means CSV has no nulls:
 	// every cell, including the empty one, is a value.
 	Null *string

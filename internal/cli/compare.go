@@ -2,14 +2,12 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/pipewhy/pipewhy/compare"
 	"github.com/pipewhy/pipewhy/normalize"
-	"github.com/pipewhy/pipewhy/scan"
 	"github.com/pipewhy/pipewhy/source"
 	"github.com/spf13/cobra"
 )
@@ -29,32 +27,24 @@ func newCompareCommand(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "compare SOURCE_A SOURCE_B",
 		Short: "Compare two sources directly: records only in A, only in B, changed; fields",
-		Long: `Compare reads SOURCE_A and SOURCE_B (any two sources: CSV, JSON lines, JSON, Parquet,
-Arrow IPC, SQLite, PostgreSQL, MariaDB/MySQL, ...) concurrently at value resolution
-with the same C2 profile and key, and compares them record by record: records only in
-A, only in B, changed (with the fields that changed and old -> new values) and equal.
-It keeps digests, not values, in memory; when records changed, it reads both sources a
-second time, keeping only the changed records, to count the fields that changed and
-fetch the values it prints (a side that changed in between is noted). Nothing is
-written: no repository is needed.
+		Long: `Compare tells whether two sources hold the same data, and if not, where they differ:
+records only in A, only in B, and changed (with the fields that changed and their old
+and new values). Use it to check a copy, an export or a migration, between any two
+sources (CSV, JSON, Parquet and Arrow files, SQLite, DuckDB, PostgreSQL, MariaDB/MySQL). Nothing is written: no
+repository is needed.
 
-Both sides are normalized under one comparison schema: columns are matched by name
-(or by --map COL_A=COL_B, repeatable, which compares B's COL_B as A's COL_A), and get
-the same field ids on both sides. A column's physical type does not matter, only its
-C2 value: an int4 column equals an int64 column with the same values. Columns on one
-side only are reported as schema changes (the result is "different") and the records
-are compared on the common columns.
+Columns are matched by name (--map COL_A=COL_B pairs others); how a column is stored
+does not matter, only its values: an int4 column equals an int64 column holding the
+same numbers. Columns on one side only make the sources different; the records are
+compared on the common columns.
 
---key COLS names the key (A's names); without it both sources must expose a primary
-key (database tables). --profile logical-v1 folds representation differences that
-strict-v1 keeps (-0.0 vs 0.0, NaN payloads, decimal trailing zeros, time zones, NFC):
-see docs/compare.md.
+Examples:
+  pipewhy compare export/orders.csv 'postgres://app@db/shop#public.orders' --key order_id --schema orders.json
+  pipewhy compare 'postgres://…#public.items' 'mysql://root@127.0.0.1/shop#items'   (primary keys)
+  pipewhy compare a.parquet b.parquet --key id --map name=label
 
-A side whose coverage is not COMPLETE (records failed to read) is an error unless
---allow-partial; then the output says so first.
-
---json writes the shape of 'pipewhy diff --json' (records.added = only in B,
-records.removed = only in A), plus "types", "only_in_a" and "only_in_b".
+On a terminal, stderr shows both sides' progress. Details (second read, profiles,
+--json shape): docs/compare.md.
 
 Exit status: 0 equal; 1 different; 2 error.`,
 		Args: cobra.ExactArgs(2),
@@ -68,10 +58,10 @@ Exit status: 0 equal; 1 different; 2 error.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringSliceVar(&f.key, "key", nil, "key column(s), comma-separated, in A's names (default: the primary key both sides expose)")
+	fl.StringSliceVar(&f.key, "key", nil, keyHelp+", in A's names (default: the primary key both sides have)")
 	fl.StringArrayVar(&f.maps, "map", nil, "COL_A=COL_B: compare B's column COL_B as A's COL_A (repeatable)")
 	fl.StringSliceVar(&f.exclude, "exclude", nil, "columns (A's names) left out on both sides")
-	fl.StringVar(&f.profile, "profile", "strict-v1", "C2 normalization profile of both sides: strict-v1, logical-v1, strict-v1+ext1 or logical-v1+ext1")
+	fl.StringVar(&f.profile, "profile", "strict-v1", profileHelp)
 	fl.StringVar(&f.schema, "schema", "", `explicit column types for every CSV, JSON lines and JSON side, a JSON file {"columns":[{"name":..,"type":..}]}`)
 	fl.StringVar(&f.schemaA, "schema-a", "", "explicit column types for side A only (overrides --schema)")
 	fl.StringVar(&f.queryA, "query-a", "", "a SELECT for side A, whose address is a database without #TABLE")
@@ -107,15 +97,13 @@ func runCompare(ctx context.Context, s streams, f compareFlags, addrA, addrB str
 	if err != nil {
 		return withExit(ExitError, err)
 	}
+	line := newProgress(s.err, "comparing", "A", "B")
+	line.report(0, status{phase: "open"})
+	line.report(1, status{phase: "open"})
+	o.Progress = line.compare()
 	c, err := compare.Sources(ctx, a, b, o)
+	line.stop()
 	if err != nil {
-		var dk *scan.DuplicateKeyError
-		if errors.As(err, &dk) {
-			fmt.Fprintf(s.err, "pipewhy: duplicate keys (%d keys, %d records), for example:\n", dk.Keys, dk.Records)
-			for _, e := range dk.Examples {
-				fmt.Fprintf(s.err, "  %s\n", e)
-			}
-		}
 		return withExit(ExitError, err)
 	}
 	rep := c.Report

@@ -419,8 +419,8 @@ func TestCompareErrors(t *testing.T) {
 		{"unknown key", []string{"--key", "nope", f.csv, f.parquet}, `key column "nope"`},
 		{"key on one side only", []string{"--key", "amount", f.csv, f.sqlite + "#items"}, `key column "amount"`},
 		{"no key, no primary key", []string{f.csv, f.parquet}, "--key is required"},
-		{"missing file", []string{"--key", "id", f.csv, filepath.Join(f.dir, "missing.parquet")}, "open B"},
-		{"unreadable parquet", []string{"--key", "id", bad, f.csv}, "open A"},
+		{"missing file", []string{"--key", "id", f.csv, filepath.Join(f.dir, "missing.parquet")}, "side B: "},
+		{"unreadable parquet", []string{"--key", "id", bad, f.csv}, "side A: "},
 		{"unknown exclude", []string{"--key", "id", "--exclude", "nope", f.csv, f.parquet}, "--exclude nope"},
 		{"bad profile", []string{"--key", "id", "--profile", "loose", f.csv, f.parquet}, "--profile"},
 	}
@@ -430,7 +430,7 @@ func TestCompareErrors(t *testing.T) {
 		name string
 		args []string
 		msg  string
-	}{"duplicate key", []string{"--key", "id", f.csv, dup}, "duplicate keys (1 keys, 2 records), for example:\n  id=3\n"})
+	}{"duplicate key", []string{"--key", "id", f.csv, dup}, "1 key values occur more than once (2 records), e.g. id=3; a key must identify one record"})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, e := runCLI(t, append([]string{"compare", "--schema", f.schema}, c.args...)...)

@@ -1,21 +1,17 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
+	"strings"
 
-	"github.com/pipewhy/pipewhy/compare"
 	"github.com/pipewhy/pipewhy/examples"
-	"github.com/pipewhy/pipewhy/normalize"
 	"github.com/pipewhy/pipewhy/repo"
-	"github.com/pipewhy/pipewhy/scan"
-	"github.com/pipewhy/pipewhy/snapshot"
-	"github.com/pipewhy/pipewhy/source"
 	"github.com/spf13/cobra"
 )
 
@@ -25,25 +21,24 @@ func newDemoCommand(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Scan the shop sample data in two versions and show what changed",
-		Long: `Demo runs PipeWhy end to end on the embedded sample data (examples/shop): it scans
-the three tables of version 1 and version 2 at value resolution, with the keys the
-examples README names, into a temporary repository (or --repo), and prints the diff of
-each table. The differences are the point of the demo: it exits 0 when it ran.
+		Long: `Demo runs PipeWhy end to end on its sample data (examples/shop): for each of the
+three tables it scans version 1 and version 2 and shows the diff. It prints each
+command before its output, complete (every path and flag), so you can run any of them
+again yourself: it writes the sample data and the repository into a new directory,
+which it keeps and names at the end (or uses the repository given with --repo).
+
+The differences are the point of the demo: it exits 0 when it ran.
 
 Exit status: 0 the demo ran; 2 error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			if err := runDemo(ctx, s, repoDir, limit); err != nil {
+			if err := runDemo(s, repoDir, limit); err != nil {
 				return withExit(ExitError, err)
 			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&repoDir, "repo", "", "repository directory to use (created if needed; default: a temporary one)")
+	cmd.Flags().StringVar(&repoDir, "repo", "", "repository to scan into (created if needed; default: one in the demo's directory)")
 	cmd.Flags().IntVar(&limit, "limit", 5, "examples to show per kind")
 	return cmd
 }
@@ -66,76 +61,120 @@ func demoTables() (map[string]string, error) {
 	return out, nil
 }
 
-func runDemo(ctx context.Context, s streams, repoDir string, limit int) error {
+// runDemo runs and prints the demo's commands. Each is run through the command line
+// itself (execute), so what is printed is exactly what ran.
+func runDemo(s streams, repoDir string, limit int) error {
 	tables, err := demoTables()
 	if err != nil {
 		return err
 	}
-	data, err := os.MkdirTemp("", "pipewhy-demo-data-")
+	dir, err := os.MkdirTemp("", "pipewhy-demo-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(data)
-	if err := os.CopyFS(data, examples.Shop); err != nil {
-		return fmt.Errorf("demo: extracting sample data: %w", err)
+	if err := os.CopyFS(dir, examples.Shop); err != nil {
+		return fmt.Errorf("demo: writing the sample data: %w", err)
 	}
-	var r *repo.Repo
+	data := filepath.Join(dir, "shop")
 	if repoDir == "" {
-		tmp, err := os.MkdirTemp("", "pipewhy-demo-repo-")
-		if err != nil {
+		repoDir = filepath.Join(dir, "repo")
+	}
+	if repoDir, err = filepath.Abs(repoDir); err != nil {
+		return err
+	}
+	self := invocation(os.Args[0])
+	exec := func(ok func(code int) bool, args ...string) error {
+		fmt.Fprintf(s.out, "$ %s\n", commandLine(self, args))
+		if code := execute(s, args); !ok(code) {
+			return fmt.Errorf("demo: %s %s exited with status %d", self, args[0], code)
+		}
+		return nil
+	}
+	success := func(code int) bool { return code == ExitOK }
+	fmt.Fprintf(s.out, "PipeWhy demo: the shop sample data, version 1 → version 2\n\n")
+	r, err := repo.Open(repoDir)
+	if err != nil {
+		if err := exec(success, "init", "--repo", repoDir); err != nil {
 			return err
 		}
-		defer os.RemoveAll(tmp)
-		repoDir = tmp
-	}
-	if r, err = repo.Open(repoDir); err != nil {
-		if r, err = repo.Init(repoDir); err != nil {
+		if r, err = repo.Open(repoDir); err != nil {
 			return err
 		}
+		fmt.Fprintln(s.out)
 	}
-	fmt.Fprintf(s.out, "PipeWhy demo: the shop sample data, version 1 → version 2 (repository %s)\n\n", r.Dir())
 	names := make([]string, 0, len(tables))
 	for t := range tables {
 		names = append(names, t)
 	}
 	sort.Strings(names)
 	for _, t := range names {
-		cols, err := source.LoadColumns(filepath.Join(data, "shop", "schema", t+".json"))
-		if err != nil {
-			return err
-		}
-		var ids [2]snapshot.ID
+		var ids [2]string
 		for v := 1; v <= 2; v++ {
-			addr := filepath.Join(data, "shop", fmt.Sprintf("v%d", v), t+".csv")
-			res, err := scan.Run(ctx, r, scan.Options{Address: addr, Name: t, Resolution: snapshot.ResolutionValue,
-				Key: []string{tables[t]}, Profile: normalize.StrictV1, Source: source.Options{Columns: cols}})
-			if err != nil {
+			if err := exec(success, "scan", filepath.Join(data, fmt.Sprintf("v%d", v), t+".csv"), "--repo", repoDir,
+				"--name", t, "--schema", filepath.Join(data, "schema", t+".json"), "--key", tables[t], "--resolution", "value"); err != nil {
 				return err
 			}
-			ids[v-1] = res.ID
-			fmt.Fprintf(s.out, "$ pipewhy scan shop/v%d/%s.csv --key %s --resolution value\n", v, t, tables[t])
-			if err := printScan(s, res, false); err != nil {
+			log, err := r.Log()
+			if err != nil || len(log) == 0 {
+				return fmt.Errorf("demo: the scan of %s is not in the log: %v", t, err)
+			}
+			if ids[v-1], err = shortID(r, log[len(log)-1].Snapshot); err != nil {
 				return err
 			}
 		}
-		a, err := r.Load(ids[0])
-		if err != nil {
-			return err
-		}
-		b, err := r.Load(ids[1])
-		if err != nil {
-			return err
-		}
-		rep, err := compare.Diff(a, b, compare.Options{Limit: limit})
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(s.out, "\n$ pipewhy diff %s %s\n", ids[0].String()[:8], ids[1].String()[:8])
-		if err := printDiff(s.out, rep); err != nil {
+		fmt.Fprintln(s.out)
+		differs := func(code int) bool { return code == ExitOK || code == ExitDifference }
+		if err := exec(differs, "diff", ids[0], ids[1], "--repo", repoDir, "--limit", strconv.Itoa(limit)); err != nil {
 			return err
 		}
 		fmt.Fprintln(s.out)
 	}
-	fmt.Fprintln(s.out, "The differences above are the point of the demo; compare them with examples/shop/README.md.")
+	fmt.Fprintf(s.out, "The differences above are the point of the demo; compare them with examples/shop/README.md.\n")
+	if filepath.Dir(repoDir) == dir {
+		fmt.Fprintf(s.out, "The sample data and the repository are in %s; the commands above run again as printed.\n", dir)
+		fmt.Fprintf(s.out, "Remove them with: rm -rf %s\n", shellQuote(dir))
+	} else {
+		fmt.Fprintf(s.out, "The sample data is in %s, the repository in %s; the commands above run again as printed.\n", dir, repoDir)
+		fmt.Fprintf(s.out, "Remove the sample data with: rm -rf %s\n", shellQuote(dir))
+	}
 	return nil
+}
+
+// shortID abbreviates a snapshot id to the shortest prefix of at least 8 hex digits
+// that resolves to it in r.
+func shortID(r *repo.Repo, id string) (string, error) {
+	for n := 8; n < len(id); n++ {
+		if got, err := r.Resolve(id[:n]); err == nil && got.String() == id {
+			return id[:n], nil
+		}
+	}
+	return id, nil
+}
+
+// invocation is how the user ran pipewhy, as printed before the demo's commands: argv[0]
+// as typed ("./pipewhy", "pipewhy"), or "go run ./cmd/pipewhy" when it is the temporary
+// binary go run built.
+func invocation(argv0 string) string {
+	if p := filepath.ToSlash(argv0); strings.Contains(p, "/go-build") && strings.Contains(p, "/exe/") {
+		return "go run ./cmd/pipewhy"
+	}
+	return shellQuote(argv0)
+}
+
+// commandLine is a command a POSIX shell runs as args.
+func commandLine(self string, args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = shellQuote(a)
+	}
+	return self + " " + strings.Join(q, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but letters, digits and
+// the punctuation of paths and flags.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=@%+,-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

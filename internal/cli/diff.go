@@ -55,8 +55,10 @@ Exit status: 0 no difference; 1 differences; 2 error.`,
 			var a, b *repo.Scan
 			var errA, errB error
 			var wg sync.WaitGroup
-			wg.Go(func() { a, errA = loadScanParts(r, args[0], 0) })
-			b, errB = loadScanParts(r, args[1], 0)
+			line := newLoadProgress(s.err, "diff")
+			defer line.stop()
+			wg.Go(func() { a, errA = loadScanParts(r, args[0], 0, line.side(0)) })
+			b, errB = loadScanParts(r, args[1], 0, line.side(1))
 			wg.Wait()
 			if errA != nil {
 				return errA
@@ -65,12 +67,18 @@ Exit status: 0 no difference; 1 differences; 2 error.`,
 				return errB
 			}
 			load := func(sc *repo.Scan, parts repo.Parts) error {
-				if err := r.LoadMore(sc, parts); err != nil {
+				side := line.side(0)
+				if sc == b {
+					side = line.side(1)
+				}
+				if err := r.LoadMore(sc, parts, side); err != nil {
 					return loadFailed(sc.Metadata.ID, err)
 				}
 				return nil
 			}
+			line.comparing()
 			rep, err := compare.Diff(a, b, compare.Options{Limit: limit, AllowDifferentArtifacts: otherArtifacts, Load: load})
+			line.stop()
 			if err != nil {
 				return withExit(ExitError, err)
 			}
@@ -88,7 +96,7 @@ Exit status: 0 no difference; 1 differences; 2 error.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&repoDir, "repo", "", "repository directory (default: .pipewhy here or in a parent)")
+	cmd.Flags().StringVar(&repoDir, "repo", "", repoHelp)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "write JSON instead of text")
 	cmd.Flags().IntVar(&limit, "limit", 10, "examples to show per kind (added, removed, changed)")
 	cmd.Flags().BoolVar(&otherArtifacts, "allow-different-artifacts", false, "compare snapshots of different artifacts, matching their columns by field id")

@@ -22,8 +22,9 @@ the directory given with --repo. It holds a C5 snapshot store (store/), the sour
 registry that gives columns stable field ids (sources.json) and an append-only log of
 scans (log.jsonl).
 
-Other commands find the repository with --repo, or by looking for .pipewhy/ in the
-working directory and its parents, like git.
+Other commands find the repository with --repo (the repository directory, or the
+project folder holding .pipewhy/), or by looking for .pipewhy/ in the working directory
+and its parents, like git.
 
 Exit status: 0 created; 2 a repository already exists there, or any other error.`,
 		Args: cobra.NoArgs,
@@ -48,6 +49,9 @@ Exit status: 0 created; 2 a repository already exists there, or any other error.
 	return cmd
 }
 
+// repoHelp is the help of --repo in every command that finds the repository.
+const repoHelp = "the repository: its directory or the project folder holding its .pipewhy (default: .pipewhy here or in a parent)"
+
 // openRepo finds the repository: --repo, else .pipewhy in the working directory or a parent.
 func openRepo(explicit string) (*repo.Repo, error) {
 	wd, err := os.Getwd()
@@ -70,19 +74,19 @@ func resolveID(r *repo.Repo, s string) (snapshot.ID, error) {
 	return id, nil
 }
 
-// loadScan resolves and loads one scan snapshot.
-func loadScan(r *repo.Repo, s string) (*repo.Scan, error) {
-	return loadScanParts(r, s, repo.AllParts)
+// loadScan resolves and loads one scan snapshot, reporting the bytes read to progress
+// (nil: none).
+func loadScan(r *repo.Repo, s string, progress snapshot.ProgressFunc) (*repo.Scan, error) {
+	return loadScanParts(r, s, repo.AllParts, progress)
 }
 
-// loadScanParts loads the snapshot s names with the per-record arrays of parts only
-// (repo.Repo.LoadParts).
-func loadScanParts(r *repo.Repo, s string, parts repo.Parts) (*repo.Scan, error) {
+// loadScanParts is loadScan of the per-record arrays of parts only (repo.Repo.LoadParts).
+func loadScanParts(r *repo.Repo, s string, parts repo.Parts, progress snapshot.ProgressFunc) (*repo.Scan, error) {
 	id, err := resolveID(r, s)
 	if err != nil {
 		return nil, err
 	}
-	sc, err := r.LoadParts(id, parts)
+	sc, err := r.LoadParts(id, parts, progress)
 	if err != nil {
 		return nil, loadFailed(id, err)
 	}

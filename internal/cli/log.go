@@ -11,16 +11,23 @@ import (
 func newLogCommand(s streams) *cobra.Command {
 	var repoDir string
 	var asJSON bool
+	var limit int
 	cmd := &cobra.Command{
 		Use:   "log [ARTIFACT]",
 		Short: "List the scans of the repository, newest first",
 		Long: `Log lists the published scans from the repository's scan log, newest first:
 snapshot id, finish time (UTC), artifact, rows, coverage, resolution and source address.
-With ARTIFACT, only that artifact's scans.
+With ARTIFACT, only that artifact's scans; with -n N, only the newest N.
+
+When interrupted scans left unpublished attempts in the store, a note on stderr says
+how much space they take and how to remove them.
 
 Exit status: 0 success (also when nothing was scanned yet); 2 error.`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(c *cobra.Command, args []string) error {
+			if limit < 0 {
+				return &usageError{path: c.CommandPath(), err: fmt.Errorf("-n %d: want 0 or more", limit)}
+			}
 			r, err := openRepo(repoDir)
 			if err != nil {
 				return err
@@ -31,10 +38,14 @@ Exit status: 0 success (also when nothing was scanned yet); 2 error.`,
 			}
 			out := []repo.LogEntry{}
 			for i := len(entries) - 1; i >= 0; i-- {
+				if c.Flags().Changed("max-count") && len(out) == limit {
+					break
+				}
 				if len(args) == 0 || entries[i].Artifact == args[0] {
 					out = append(out, entries[i])
 				}
 			}
+			defer stagingNote(s.err, r.Store())
 			if asJSON {
 				docs := make([]logJSON, 0, len(out))
 				for _, e := range out {
@@ -51,8 +62,9 @@ Exit status: 0 success (also when nothing was scanned yet); 2 error.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&repoDir, "repo", "", "repository directory (default: .pipewhy here or in a parent)")
+	cmd.Flags().StringVar(&repoDir, "repo", "", repoHelp)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "write JSON instead of text")
+	cmd.Flags().IntVarP(&limit, "max-count", "n", 0, "show only the newest N scans")
 	return cmd
 }
 

@@ -47,15 +47,23 @@ func newRootCommand(s streams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "pipewhy",
 		Short: "Tell what changed in your data, where exactly, and why",
-		Long: `PipeWhy observes datasets, turns every typed value into canonical words (C2),
-fingerprints datasets, records and values (C3), keeps immutable snapshots (C5) and
-shows what changed between two snapshots (diff) or two live sources (compare).
-Explaining changes through lineage (lineage, why) is not built yet.
+		Long: `PipeWhy tells what changed in your data, and where exactly. Scan a dataset (a file
+or a database table) into a snapshot now and again, and diff two snapshots: records
+added, removed and changed, the fields that changed, with old and new values. Or
+compare two live sources directly, to check a copy or a migration.
+
+Start with 'pipewhy demo'. Then: pipewhy init, pipewhy scan SOURCE, pipewhy log,
+pipewhy diff A B, pipewhy compare SOURCE_A SOURCE_B. Explaining changes through
+lineage (lineage, why) is not built yet. The contracts PipeWhy implements (C2 values,
+C3 fingerprints, C5 snapshots, graphforge-canonical/1) are the normalize, canonical
+and snapshot commands, and docs/.
 
 Exit codes: 0 success or no difference, 1 difference found or check failed, 2 error.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.Version = version()
+	root.SetVersionTemplate("pipewhy {{.Version}}\n")
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)
@@ -72,25 +80,36 @@ Exit codes: 0 success or no difference, 1 difference found or check failed, 2 er
 		newCompareCommand(s),
 		newDemoCommand(s),
 	)
+	checkUsage(root)
 	return root
 }
 
 // Main runs the command line args and returns the process exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	s := streams{in: stdin, out: stdout, err: stderr}
+	return execute(streams{in: stdin, out: stdout, err: stderr}, args)
+}
+
+// execute runs the command line args over s and returns the exit code, printing the error
+// that ends it on s.err as one line.
+func execute(s streams, args []string) int {
 	root := newRootCommand(s)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
 		return ExitOK
 	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(s.err, "pipewhy: %s\n", ue.line())
+		return ExitError
+	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintf(stderr, "pipewhy: %v\n", ee.err)
+			fmt.Fprintf(s.err, "pipewhy: %s\n", render(ee.err))
 		}
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "pipewhy: %v\n", err)
+	fmt.Fprintf(s.err, "pipewhy: %s\n", render(err))
 	return ExitError
 }

@@ -2,12 +2,9 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/pipewhy/pipewhy/config"
 	"github.com/pipewhy/pipewhy/normalize"
@@ -16,7 +13,6 @@ import (
 	"github.com/pipewhy/pipewhy/snapshot"
 	"github.com/pipewhy/pipewhy/source"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
 type scanFlags struct {
@@ -33,47 +29,30 @@ func newScanCommand(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "scan SOURCE",
 		Short: "Observe a dataset into a new snapshot",
-		Long: `Scan reads SOURCE (a CSV, JSON lines, JSON, Parquet or Arrow IPC file, a SQLite or DuckDB
-table or query, a PostgreSQL or MySQL table or query: addresses such as data.csv,
-data.parquet, shop.db#orders, duckdb:wh.duckdb#events, postgres://host/db#orders),
-normalizes every value to C2 words, fingerprints it (C3) and publishes one immutable
-snapshot (C5) in the repository. It prints the snapshot id.
+		Long: `Scan reads a dataset and keeps what it observed as a snapshot in the repository, so
+that 'pipewhy diff' can tell later what changed. It prints the snapshot id.
 
-SOURCE may also be the name of a source in pipewhy.yaml (found in this directory or a
-parent, or given with --config): its address and settings are used, and flags given on
-the command line win over them. The file's defaults apply to every scan.
+SOURCE is a file (data.csv, data.jsonl, data.json, data.parquet, data.arrow), a database table
+(shop.db#orders, duckdb:wh.duckdb#events, postgres://host/db#public.orders,
+mysql://host/db#orders) or the name of a source in pipewhy.yaml.
 
-  --query SQL            scan the result of a SELECT instead of a table: with an address
-                         without #TABLE (sqlite:FILE, duckdb:FILE, duckdb::memory:,
-                         postgres://host/db, mysql://host/db)
+What the snapshot keeps decides what diff can tell:
+  --resolution dataset   whether anything changed, and in which columns (the default)
+  --resolution record    also which records were added, removed or changed, by --key
+  --resolution value     also which fields changed, with their old and new values
 
-  --resolution dataset   the dataset fingerprint and per-column fingerprints (default)
-  --resolution record    also one (key, record) digest pair per record: diff counts
-                         records added, removed and changed by key
-  --resolution value     also per-field digests and every value: diff names the fields
-                         that changed and shows old -> new values
-  --key COLS             key columns (comma-separated; composite keys allowed); keys must
-                         be unique. Without --key the whole record is its key.
+Examples:
+  pipewhy scan orders.csv --key order_id --resolution value
+  pipewhy scan orders.csv --schema orders.json       typed columns (CSV cells are text)
+  pipewhy scan orders.csv --infer                    or infer integer and bool columns
+  pipewhy scan postgres://localhost/shop#public.orders --resolution record
+                                                     (the table's primary key is the key)
 
-Memory: a dataset scan holds a few row groups or batches, whatever the row count. Record
-and value resolution hold their arrays until the snapshot is written: about 0.2 KB a
-record at record resolution and about 1 KB at value resolution for a 5-column table
-(more for wide or text-heavy records; docs/performance.md), so tens of millions of
-records at value resolution need tens of GB. To compare two live sources, 'pipewhy
-compare' needs record resolution's memory plus that of the changed records.
+A scan that fails publishes nothing. On a terminal, stderr shows its progress phase by
+phase (read, sort, write, ...). Sources, keys, profiles, memory and interrupted scans in
+detail: docs/scan.md.
 
-Dates, times of day, durations, nanosecond timestamps and nested values (lists,
-structs, maps) need a C2 extension profile: --profile strict-v1+ext1 (or
-logical-v1+ext1). Under a v1 profile such a column fails the scan, naming it; scan
-with the extension profile or leave the column out with --exclude COL (recorded in
-the snapshot).
-
-A scan whose source has records that fail to read publishes nothing unless
---allow-partial (then the snapshot's coverage is PARTIAL). A scan that fails publishes
-nothing. On a terminal a progress line shows rows and rows/s, with a bar and the time
-left when the source knows its row count (Parquet, databases).
-
-Exit status: 0 published; 2 any error (nothing published).`,
+Exit status: 0 published; 2 error (nothing published).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.nullSet = cmd.Flags().Changed("null")
@@ -85,13 +64,13 @@ Exit status: 0 published; 2 any error (nothing published).`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.repo, "repo", "", "repository directory (default: .pipewhy here or in a parent)")
+	fl.StringVar(&f.repo, "repo", "", repoHelp)
 	fl.StringVar(&f.resolution, "resolution", "dataset", "dataset, record or value")
-	fl.StringSliceVar(&f.key, "key", nil, "key column(s), comma-separated (record and value resolution; default: the primary key of a database table)")
-	fl.StringVar(&f.profile, "profile", "strict-v1", "C2 normalization profile: strict-v1, logical-v1, strict-v1+ext1 or logical-v1+ext1")
+	fl.StringSliceVar(&f.key, "key", nil, keyHelp+" (default: the table's primary key, else the whole record)")
+	fl.StringVar(&f.profile, "profile", "strict-v1", profileHelp)
 	fl.StringVar(&f.name, "name", "", "artifact name (default: the file name without extension, or the table)")
 	fl.StringVar(&f.schema, "schema", "", `explicit column types, a JSON file {"columns":[{"name":..,"type":..}]}`)
-	fl.BoolVar(&f.infer, "infer", false, "CSV: infer int64, uint64 and bool columns in a first pass, only where every cell keeps its exact text (00501 stays text)")
+	fl.BoolVar(&f.infer, "infer", false, "CSV: infer integer and bool columns in a first pass, only where every cell keeps its exact text (00501 stays text)")
 	fl.StringVar(&f.null, "null", "", "CSV: the spelling of a null cell")
 	fl.BoolVar(&f.missingAsNull, "missing-as-null", false, "JSON: read a member absent from a record as null (recorded) instead of failing the record")
 	fl.StringSliceVar(&f.exclude, "exclude", nil, "columns to leave out (recorded in the snapshot)")
@@ -101,6 +80,12 @@ Exit status: 0 published; 2 any error (nothing published).`,
 	fl.StringVar(&f.config, "config", "", "project file (default: pipewhy.yaml here or in a parent)")
 	return cmd
 }
+
+// The help of the flags scan and compare share.
+const (
+	keyHelp     = "the column(s) that identify a record, comma-separated (record and value resolution)"
+	profileHelp = "how values are compared: strict-v1 (every representation difference counts), logical-v1 (-0.0 = 0.0, 1.50 = 1.5, ...), or either +ext1 for dates, times and nested values"
+)
 
 // applyConfig fills the settings the command line leaves unset from pipewhy.yaml and
 // returns the address to scan: the named source's when arg names one, else arg.
@@ -201,81 +186,23 @@ func runScan(ctx context.Context, s streams, f scanFlags, addr string) error {
 	return printScan(s, res, f.asJSON)
 }
 
-// scanWithProgress runs the scan, drawing a progress line when stdout is a terminal.
+// scanWithProgress runs the scan, drawing a progress line when stderr is a terminal,
+// and then notes what interrupted scans left in the store's staging directory.
 func scanWithProgress(ctx context.Context, s streams, r *repo.Repo, o scan.Options) (*scan.Result, error) {
-	var tty io.Writer
-	if fd, ok := s.out.(*os.File); ok && term.IsTerminal(int(fd.Fd())) {
-		tty = fd
+	name := o.Name
+	if name == "" {
+		name = scan.DefaultName(o.Address)
 	}
-	if tty != nil {
-		name := o.Name
-		if name == "" {
-			name = o.Address
-		}
-		o.Progress = progressLine(tty, name, time.Now)
-	}
+	line := newProgress(s.err, "scanning "+name)
+	line.report(0, status{phase: "open"}) // until the source reports (a database may count first)
+	o.Progress = line.scan(0)
 	res, err := scan.Run(ctx, r, o)
-	if tty != nil {
-		fmt.Fprint(tty, "\r\x1b[K")
-	}
+	line.stop()
+	stagingNote(s.err, r.Store())
 	if err != nil {
-		var dk *scan.DuplicateKeyError
-		if errors.As(err, &dk) {
-			fmt.Fprintf(s.err, "pipewhy: duplicate keys (%d keys, %d records), for example:\n", dk.Keys, dk.Records)
-			for _, e := range dk.Examples {
-				fmt.Fprintf(s.err, "  %s\n", e)
-			}
-		}
 		return nil, withExit(ExitError, err)
 	}
 	return res, nil
-}
-
-// progressLine returns a Progress callback that redraws one terminal line, at most
-// every 100ms: "scanning NAME  1.2M rows  850.3k rows/s", and when the source knows its
-// row count, a bar and the time left:
-// "scanning NAME  ██████░░░░░░░░░░░░░░  1.2M/4.0M rows  850.3k rows/s  eta 0:00:03".
-func progressLine(w io.Writer, name string, now func() time.Time) func(scan.Progress) {
-	start := now()
-	var last time.Time
-	return func(p scan.Progress) {
-		t := now()
-		if t.Sub(last) < 100*time.Millisecond {
-			return
-		}
-		last = t
-		el := t.Sub(start).Seconds()
-		if el <= 0 {
-			el = 1e-9
-		}
-		rate := float64(p.Rows) / el
-		if !p.ExpectedKnown || p.Expected == 0 || p.Rows > p.Expected {
-			fmt.Fprintf(w, "\r\x1b[Kscanning %s  %s rows  %s rows/s", name, human(float64(p.Rows)), human(rate))
-			return
-		}
-		const width = 20
-		filled := int(p.Rows * width / p.Expected)
-		bar := strings.Repeat("█", filled) + strings.Repeat("░", width-filled)
-		eta := "--:--:--"
-		if rate > 0 {
-			left := time.Duration(float64(p.Expected-p.Rows) / rate * float64(time.Second)).Round(time.Second)
-			eta = fmt.Sprintf("%d:%02d:%02d", int(left.Hours()), int(left.Minutes())%60, int(left.Seconds())%60)
-		}
-		fmt.Fprintf(w, "\r\x1b[Kscanning %s  %s  %s/%s rows  %s rows/s  eta %s",
-			name, bar, human(float64(p.Rows)), human(float64(p.Expected)), human(rate), eta)
-	}
-}
-
-func human(v float64) string {
-	switch {
-	case v >= 1e9:
-		return fmt.Sprintf("%.1fG", v/1e9)
-	case v >= 1e6:
-		return fmt.Sprintf("%.1fM", v/1e6)
-	case v >= 1e4:
-		return fmt.Sprintf("%.1fk", v/1e3)
-	}
-	return fmt.Sprintf("%.0f", v)
 }
 
 // scanSummary is the --json form of a published scan.

@@ -138,7 +138,7 @@ func TestScanBadInputPublishesNothing(t *testing.T) {
 		args []string
 		want string // in stderr
 	}{
-		{"duplicate keys", []string{"scan", dup, "--key", "id", "--resolution", "record"}, "duplicate keys"},
+		{"duplicate keys", []string{"scan", dup, "--key", "id", "--resolution", "record"}, "occur more than once"},
 		{"unknown key column", []string{"scan", good, "--key", "nope", "--resolution", "record"}, `"nope"`},
 		{"key at dataset resolution", []string{"scan", good, "--key", "id"}, "record or value"},
 		{"truncated file", []string{"scan", trunc}, "PW_SCAN_COVERAGE"},

@@ -13,12 +13,16 @@ func newShowCommand(s streams) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "show SNAPSHOT",
-		Short: "Show what a scan snapshot observed: source, coverage, schema, fingerprint",
-		Long: `Show prints one scan snapshot: its artifact and source (namespace, version,
-consistency), when it was taken, its resolution and key, coverage (COMPLETE, PARTIAL or
-UNAVAILABLE, with the failure reasons), the fingerprint context and dataset state, and
-the schema (field ids, names, types). SNAPSHOT may be a unique prefix of the id (at
-least 4 hex digits). The snapshot is verified (checksums, C1 tables, C3 states) first.
+		Short: "Show what a scan observed: source, coverage, key, schema, fingerprint",
+		Long: `Show prints what one scan observed: its artifact and source (namespace, version,
+consistency), when it ran, its resolution and key, its coverage (COMPLETE, PARTIAL or
+UNAVAILABLE, with the reasons), its fingerprint and its schema (columns with their
+stable field ids and types). SNAPSHOT is an id, a unique prefix of one (at least 4 hex
+digits), or an artifact's name for its newest scan (orders~1 is the scan before). The
+snapshot is checked completely first.
+
+'pipewhy snapshot show ID' shows instead how a snapshot is stored: its manifest and
+its array files with their sizes and checksums.
 
 Exit status: 0 success; 2 unknown or ambiguous id, corrupt snapshot, or other error.`,
 		Args: cobra.ExactArgs(1),
@@ -27,7 +31,7 @@ Exit status: 0 success; 2 unknown or ambiguous id, corrupt snapshot, or other er
 			if err != nil {
 				return err
 			}
-			sc, err := loadScan(r, args[0])
+			sc, err := loadScan(r, args[0], nil)
 			if err != nil {
 				return err
 			}
@@ -38,7 +42,7 @@ Exit status: 0 success; 2 unknown or ambiguous id, corrupt snapshot, or other er
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&repoDir, "repo", "", "repository directory (default: .pipewhy here or in a parent)")
+	cmd.Flags().StringVar(&repoDir, "repo", "", repoHelp)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "write JSON instead of text")
 	return cmd
 }

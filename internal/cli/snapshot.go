@@ -11,47 +11,66 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/pipewhy/pipewhy/repo"
 	"github.com/pipewhy/pipewhy/snapshot"
 	"github.com/spf13/cobra"
 )
 
 func newSnapshotCommand(s streams) *cobra.Command {
-	var store string
+	var repoDir, store string
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "snapshot",
-		Short: "List, show, verify and inspect the snapshots of a local store (C5)",
-		Long: `Snapshot reads a local C5 snapshot store without changing it:
+		Short: "List, check and clean up the stored snapshots (the repository's store)",
+		Long: `Snapshot works on the snapshot store, where every scan is kept as an immutable,
+checksummed package. It finds the repository like every other command (--repo, or
+.pipewhy here or in a parent); --store names a store directory instead, a
+repository's or not.
 
-  pipewhy snapshot list    --store DIR          published snapshots (all are verified)
-  pipewhy snapshot show    --store DIR ID       metadata and array inventory of one snapshot
-  pipewhy snapshot verify  --store DIR [ID...]  check marker, manifest, inventory and checksums
-  pipewhy snapshot inspect --store DIR          staged attempts that were never published
+  pipewhy snapshot list                 published snapshots, each verified
+  pipewhy snapshot show ID              how one snapshot is stored: metadata, array files, checksums
+  pipewhy snapshot verify [ID...]       check every stored byte (all snapshots when no ID)
+  pipewhy snapshot inspect              unpublished attempts an interrupted scan left behind
+  pipewhy snapshot gc-staging           remove those attempts (--dry-run first to see them)
 
---json writes one JSON document instead of text; uint64 values (times, counts) are
-decimal strings, as in the manifest.
+'pipewhy show ID' shows what a scan observed (source, coverage, schema); 'pipewhy
+snapshot show ID' shows how it is stored. IDs may be abbreviated to a unique prefix
+of at least 4 hex digits. --json writes one JSON document; counts and times in it
+are decimal strings, as in the stored manifest (docs/scan-format.md, contract C5).
 
-Exit status: 0 success; 1 a snapshot failed an integrity check (a corrupt package
-makes list fail too, naming the file); 2 a bad store, an unknown ID or any other error.`,
+Exit status: 0 success; 1 a snapshot failed a check (a corrupt package makes list
+fail too, naming the file); 2 an unknown ID, a directory that is not a store, or any
+other error.`,
 	}
-	cmd.PersistentFlags().StringVar(&store, "store", "", "snapshot store root directory (required)")
+	cmd.PersistentFlags().StringVar(&repoDir, "repo", "", repoHelp)
+	cmd.PersistentFlags().StringVar(&store, "store", "", "a snapshot store directory, instead of the repository's")
 	cmd.PersistentFlags().BoolVar(&asJSON, "json", false, "write JSON instead of text")
-	cmd.MarkPersistentFlagRequired("store")
 
-	open := func() (*snapshot.Store, error) {
-		st, err := snapshot.Open(store, snapshot.Options{})
-		if err != nil {
-			return nil, withExit(ExitError, err)
+	// open returns the store, and the repository when the store is a repository's.
+	open := func(c *cobra.Command) (*snapshot.Store, *repo.Repo, error) {
+		if store != "" {
+			if repoDir != "" {
+				return nil, nil, &usageError{path: c.CommandPath(), err: errors.New("give --repo or --store, not both")}
+			}
+			st, err := snapshot.Open(store, snapshot.Options{})
+			if err != nil {
+				return nil, nil, withExit(ExitError, err)
+			}
+			return st, nil, nil
 		}
-		return st, nil
+		r, err := openRepo(repoDir)
+		if err != nil {
+			return nil, nil, err
+		}
+		return r.Store(), r, nil
 	}
 
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List published snapshots, verifying each",
 		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			st, err := open()
+		RunE: func(c *cobra.Command, _ []string) error {
+			st, _, err := open(c)
 			if err != nil {
 				return err
 			}
@@ -80,16 +99,16 @@ makes list fail too, naming the file); 2 a bad store, an unknown ID or any other
 
 	show := &cobra.Command{
 		Use:   "show ID",
-		Short: "Show one snapshot's metadata and array inventory, verifying it",
+		Short: "Show how one snapshot is stored: metadata, array files and checksums, verified",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			id, err := snapshot.ParseID(args[0])
-			if err != nil {
-				return withExit(ExitError, fmt.Errorf("snapshot ID must be 32 lowercase hexadecimal characters"))
-			}
-			st, err := open()
+		RunE: func(c *cobra.Command, args []string) error {
+			st, _, err := open(c)
 			if err != nil {
 				return err
+			}
+			id, err := repo.ResolveID(st, args[0])
+			if err != nil {
+				return withExit(ExitError, err)
 			}
 			md, inv, err := st.Stat(id)
 			if err != nil {
@@ -104,26 +123,26 @@ makes list fail too, naming the file); 2 a bad store, an unknown ID or any other
 
 	verify := &cobra.Command{
 		Use:   "verify [ID...]",
-		Short: "Verify snapshots (all published ones when no ID is given)",
-		RunE: func(_ *cobra.Command, args []string) error {
-			ids := make([]snapshot.ID, 0, len(args))
-			for _, a := range args {
-				id, err := snapshot.ParseID(a)
-				if err != nil {
-					return withExit(ExitError, fmt.Errorf("snapshot ID %q must be 32 lowercase hexadecimal characters", a))
-				}
-				ids = append(ids, id)
-			}
-			st, err := open()
+		Short: "Verify snapshots (all published ones when no ID is given); report unpublished attempts",
+		RunE: func(c *cobra.Command, args []string) error {
+			st, _, err := open(c)
 			if err != nil {
 				return err
+			}
+			ids := make([]snapshot.ID, 0, len(args))
+			for _, a := range args {
+				id, err := repo.ResolveID(st, a)
+				if err != nil {
+					return withExit(ExitError, err)
+				}
+				ids = append(ids, id)
 			}
 			type result struct {
 				ID    string `json:"id"`
 				OK    bool   `json:"ok"`
 				Error string `json:"error,omitempty"`
 			}
-			var results []result
+			results := []result{}
 			code := ExitOK
 			if len(ids) == 0 {
 				mds, err := st.List()
@@ -137,16 +156,17 @@ makes list fail too, naming the file); 2 a bad store, an unknown ID or any other
 			for _, id := range ids {
 				r := result{ID: id.String(), OK: true}
 				if err := st.Verify(id); err != nil {
-					r.OK, r.Error = false, err.Error()
+					r.OK, r.Error = false, render(err)
 					code = max(code, exitCodeOf(err))
 				}
 				results = append(results, r)
 			}
+			attempts, err := stagedAttempts(st)
+			if err != nil {
+				return storeError(err)
+			}
 			if asJSON {
-				if results == nil {
-					results = []result{}
-				}
-				if err := writeJSON(s.out, map[string]any{"results": results}); err != nil {
+				if err := writeJSON(s.out, map[string]any{"results": results, "staging": attempts}); err != nil {
 					return err
 				}
 			} else {
@@ -157,7 +177,11 @@ makes list fail too, naming the file); 2 a bad store, an unknown ID or any other
 						fmt.Fprintf(s.out, "FAIL  %s: %s\n", r.ID, r.Error)
 					}
 				}
+				for _, a := range attempts {
+					fmt.Fprintf(s.out, "staged  %-11s %s  %s  %s\n", a.Phase, a.idText(), a.Path, bytesText(a.Bytes))
+				}
 			}
+			stagingNote(s.err, st)
 			if code != ExitOK {
 				return withExit(code, nil)
 			}
@@ -167,51 +191,77 @@ makes list fail too, naming the file); 2 a bad store, an unknown ID or any other
 
 	inspect := &cobra.Command{
 		Use:   "inspect",
-		Short: "Report staged attempts that were never published (read-only)",
-		Long: `Inspect reports every attempt in the store's staging directory with its phase:
-STAGING (intent written, no completion marker), VALIDATED (a complete package that
-passes every check but was not published), INVALID or UNAVAILABLE, and a diagnostic.
-It changes nothing: cleanup needs an explicit policy, which PipeWhy does not have yet.`,
+		Short: "Report unpublished attempts left in staging, with their phase (read-only)",
+		Long: `Inspect reports every attempt in the store's staging directory: what a scan that was
+interrupted, killed or failed while writing its snapshot left behind. Each has a phase:
+STAGING (being written, or interrupted: no completion marker), VALIDATED (a complete
+package that passes every check but was never published), INVALID or UNAVAILABLE, and a
+diagnostic. Inspect changes nothing; 'pipewhy snapshot gc-staging' removes attempts.`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			st, err := open()
+		RunE: func(c *cobra.Command, _ []string) error {
+			st, _, err := open(c)
 			if err != nil {
 				return err
 			}
-			attempts, err := st.InspectIncomplete()
+			attempts, err := stagedAttempts(st)
 			if err != nil {
 				return storeError(err)
 			}
 			if asJSON {
-				type row struct {
-					Path       string  `json:"path"`
-					ID         *string `json:"id"`
-					Phase      string  `json:"phase"`
-					Diagnostic string  `json:"diagnostic"`
-				}
-				rows := make([]row, 0, len(attempts))
-				for _, a := range attempts {
-					r := row{Path: a.Path, Phase: string(a.Phase), Diagnostic: a.Diagnostic}
-					if a.ID != nil {
-						id := a.ID.String()
-						r.ID = &id
-					}
-					rows = append(rows, r)
-				}
-				return writeJSON(s.out, map[string]any{"attempts": rows})
+				return writeJSON(s.out, map[string]any{"attempts": attempts})
 			}
 			for _, a := range attempts {
-				id := "-"
-				if a.ID != nil {
-					id = a.ID.String()
-				}
-				fmt.Fprintf(s.out, "%-11s %s  %s\n  %s\n", a.Phase, id, a.Path, a.Diagnostic)
+				fmt.Fprintf(s.out, "%-11s %s  %s  %s\n  %s\n", a.Phase, a.idText(), a.Path, bytesText(a.Bytes), a.Diagnostic)
 			}
 			return nil
 		},
 	}
-	cmd.AddCommand(list, show, verify, inspect)
+	cmd.AddCommand(list, show, verify, inspect, newGCStagingCommand(s, open, &asJSON))
 	return cmd
+}
+
+// stagedAttempt is one attempt as inspect, verify and their --json report it: the
+// store's inspection (phase, diagnostic) and the attempt's size on disk.
+type stagedAttempt struct {
+	Path       string  `json:"path"`
+	ID         *string `json:"id"`
+	Phase      string  `json:"phase"`
+	Diagnostic string  `json:"diagnostic"`
+	Bytes      uint64  `json:"bytes"`
+}
+
+func (a stagedAttempt) idText() string {
+	if a.ID == nil {
+		return "-"
+	}
+	return *a.ID
+}
+
+// stagedAttempts inspects st's staging directory (snapshot.Store.InspectIncomplete)
+// and sizes each attempt (snapshot.Store.Staging).
+func stagedAttempts(st *snapshot.Store) ([]stagedAttempt, error) {
+	atts, err := st.InspectIncomplete()
+	if err != nil {
+		return nil, err
+	}
+	entries, err := st.Staging()
+	if err != nil {
+		return nil, err
+	}
+	size := map[string]uint64{}
+	for _, e := range entries {
+		size[e.Path] = e.Bytes
+	}
+	out := make([]stagedAttempt, 0, len(atts))
+	for _, a := range atts {
+		sa := stagedAttempt{Path: a.Path, Phase: string(a.Phase), Diagnostic: a.Diagnostic, Bytes: size[a.Path]}
+		if a.ID != nil {
+			id := a.ID.String()
+			sa.ID = &id
+		}
+		out = append(out, sa)
+	}
+	return out, nil
 }
 
 // exitCodeOf maps a store error to an exit code: integrity failures and rejected

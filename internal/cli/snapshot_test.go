@@ -126,12 +126,14 @@ func TestSnapshotErrors(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{"no store flag", []string{"snapshot", "list"}, ExitError, `"store" not set`},
+		{"no repository", []string{"snapshot", "list", "--repo", root}, ExitError, "not a pipewhy repository"},
 		{"missing store", []string{"snapshot", "list", "--store", filepath.Join(root, "nope")}, ExitError, "store root is not accessible"},
-		{"unknown id", []string{"snapshot", "show", "--store", root, "cccccccccccccccccccccccccccccccc"}, ExitError, "no published snapshot"},
-		{"malformed id", []string{"snapshot", "show", "--store", root, "../etc"}, ExitError, "32 lowercase hexadecimal"},
-		{"verify unknown id", []string{"snapshot", "verify", "--store", root, "cccccccccccccccccccccccccccccccc"}, ExitError, ""},
-		{"verify malformed id", []string{"snapshot", "verify", "--store", root, "A"}, ExitError, "32 lowercase"},
+		{"store and repo", []string{"snapshot", "list", "--store", root, "--repo", root}, ExitError, "--repo or --store, not both"},
+		{"unknown id", []string{"snapshot", "show", "--store", root, "cccccccccccccccccccccccccccccccc"}, ExitError, "no snapshot cccc"},
+		{"malformed id", []string{"snapshot", "show", "--store", root, "../etc"}, ExitError, "not a snapshot id or prefix"},
+		{"abbreviated id", []string{"snapshot", "show", "--store", root, "aaaa"}, ExitOK, "aaaaaaaa"},
+		{"verify unknown id", []string{"snapshot", "verify", "--store", root, "cccccccccccccccccccccccccccccccc"}, ExitError, "no snapshot"},
+		{"verify malformed id", []string{"snapshot", "verify", "--store", root, "A"}, ExitError, "prefix of at least 4"},
 		{"show needs an id", []string{"snapshot", "show", "--store", root}, ExitError, "accepts 1 arg"},
 	}
 	for _, tc := range tests {

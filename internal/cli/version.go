@@ -13,12 +13,17 @@ func newVersionCommand(s streams) *cobra.Command {
 		Short: "Print the pipewhy version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v := "(devel)"
-			if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-				v = bi.Main.Version
-			}
-			_, err := fmt.Fprintf(s.out, "pipewhy %s\n", v)
+			_, err := fmt.Fprintf(s.out, "pipewhy %s\n", version())
 			return err
 		},
 	}
+}
+
+// version is the module version the binary was built from, "(devel)" for a build
+// of a working tree.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
 }

@@ -20,6 +20,7 @@ const (
 	OpOpen    OpKind = "open"
 	OpReadDir OpKind = "readdir"
 	OpLstat   OpKind = "lstat"
+	OpRemove  OpKind = "remove"
 )
 
 // Op is one operation about to run. Path is the file or directory; for OpRename it is the
@@ -41,7 +42,7 @@ func (op Op) String() string {
 // Mutating reports whether op changes the filesystem or its durability.
 func (op Op) Mutating() bool {
 	switch op.Kind {
-	case OpCreate, OpWrite, OpSync, OpClose, OpMkdir, OpRename, OpSyncDir:
+	case OpCreate, OpWrite, OpSync, OpClose, OpMkdir, OpRename, OpSyncDir, OpRemove:
 		return true
 	}
 	return false
@@ -109,6 +110,13 @@ func (f *injectFS) SyncDir(name string) error {
 		return &fs.PathError{Op: "syncdir", Path: name, Err: err}
 	}
 	return f.fs.SyncDir(name)
+}
+
+func (f *injectFS) Remove(name string) error {
+	if err := f.hook(Op{Kind: OpRemove, Path: name}); err != nil {
+		return &fs.PathError{Op: "remove", Path: name, Err: err}
+	}
+	return f.fs.Remove(name)
 }
 
 type injectFile struct {

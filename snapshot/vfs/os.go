@@ -25,3 +25,5 @@ func (osFS) Lstat(name string) (fs.FileInfo, error) { return os.Lstat(name) }
 func (osFS) RenameNoReplace(oldname, newname string) error { return renameNoReplace(oldname, newname) }
 
 func (osFS) SyncDir(name string) error { return syncDir(name) }
+
+func (osFS) Remove(name string) error { return os.Remove(name) }

@@ -9,7 +9,8 @@
 //   - RenameNoReplace moves a file or directory and fails with an error satisfying
 //     errors.Is(err, fs.ErrExist) when newname exists, never replacing it;
 //   - SyncDir makes the directory's entries durable where the platform can (fsync of the
-//     directory on POSIX; a no-op on Windows, which has no equivalent).
+//     directory on POSIX; a no-op on Windows, which has no equivalent);
+//   - Remove deletes one file, symbolic link (never its target) or empty directory.
 package vfs
 
 import (
@@ -42,4 +43,6 @@ type FS interface {
 	RenameNoReplace(oldname, newname string) error
 	// SyncDir flushes a directory's entries to stable storage where supported.
 	SyncDir(name string) error
+	// Remove deletes a file, a symbolic link itself or an empty directory.
+	Remove(name string) error
 }
