@@ -107,6 +107,9 @@ type Scan struct {
 	Values       []uint64 // [field_id, value_lo, value_hi]...
 	ValueOffsets []uint64
 	ValueTable   *arrays.ValueTable // row j holds the C2 payload of Values entry j
+
+	// Lineage is the lineage in force at scan time (nil when none was recorded).
+	Lineage *ScanLineage
 }
 
 // Len returns the number of record entries (record and value resolution).
@@ -158,6 +161,11 @@ func (s *Scan) Arrays() (map[string]snapshot.Array, error) {
 		return nil, &Error{Code: CodeFormat, Op: "encode", Msg: "cannot encode descriptor", Err: err}
 	}
 	out := map[string]snapshot.Array{KeyDescriptor: snapshot.FromUint8(js)}
+	if s.Lineage != nil {
+		if out[KeyLineage], err = encodeScanLineage(s.Lineage); err != nil {
+			return nil, err
+		}
+	}
 	tables := []arrays.Table{s.Artifacts, s.Observations}
 	if s.Records != nil {
 		out[KeyRecords] = snapshot.WrapUint64(s.Records)
@@ -169,17 +177,8 @@ func (s *Scan) Arrays() (map[string]snapshot.Array, error) {
 		out[KeyValueOffsets] = snapshot.WrapUint64(s.ValueOffsets)
 		tables = append(tables, s.ValueTable)
 	}
-	for _, t := range tables {
-		for _, c := range arrays.Columns(t) {
-			a := snapshot.WrapUint64(c.U64)
-			if c.U8 != nil {
-				var err error
-				if a, err = snapshot.WrapBytes(snapshot.Uint8, c.U8); err != nil {
-					return nil, &Error{Code: CodeFormat, Op: "encode", Msg: "C1 column " + c.Name, Err: err}
-				}
-			}
-			out[string(t.Kind())+"_"+c.Name] = a
-		}
+	if err := TableArrays(out, tables...); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -320,6 +319,9 @@ func Decode(snap *snapshot.Snapshot) (*Scan, error) {
 		if err := s.decodeValues(snap, cx); err != nil {
 			return nil, err
 		}
+	}
+	if s.Lineage, err = decodeScanLineage(snap); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
