@@ -31,6 +31,7 @@ var allowed = map[string][]string{
 	"fingerprint":        {"normalize", "arrays", "internal/hugemem"},
 	"repo":               {"snapshot", "source", "fingerprint", "normalize", "arrays"},
 	"scan":               {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo", "lineage"},
+	"incident":           {"snapshot", "fingerprint", "normalize", "arrays", "repo", "config", "lineage", "why", "internal/tablefp"},
 	"why":                {"snapshot", "fingerprint", "normalize", "arrays", "repo", "scan", "source", "compare", "lineage"},
 	"lineage":            {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo", "config", "internal/tablefp"},
 	"compare":            {"snapshot", "fingerprint", "normalize", "arrays", "repo", "scan", "source"},

@@ -356,3 +356,10 @@ func cmpUint(a, b uint64) int {
 	}
 	return 0
 }
+
+// VerifyCopy verifies the COPY of the scan at log position source into the scan at log
+// position target (see CopyCheck); limit is the number of example records kept.
+func VerifyCopy(ctx context.Context, h *History, source, target, limit int) (*CopyCheck, error) {
+	x := &explainer{ctx: ctx, h: h, limit: limit, changes: map[[2]int]*Change{}, detailed: map[[2]int]bool{}}
+	return x.verifyCopy(source, target, true)
+}
