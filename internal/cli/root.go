@@ -48,9 +48,9 @@ func newRootCommand(s streams) *cobra.Command {
 		Use:   "pipewhy",
 		Short: "Tell what changed in your data, where exactly, and why",
 		Long: `PipeWhy observes datasets, turns every typed value into canonical words (C2),
-fingerprints datasets, records and values (C3), keeps immutable snapshots (C5) and
-shows what changed between two snapshots (diff) or two live sources (compare).
-Explaining changes through lineage (lineage, why) is not built yet.
+fingerprints datasets, records and values (C3), keeps immutable snapshots (C5),
+shows what changed between two snapshots (diff) or two live sources (compare), and
+explains a change through the lineage between artifacts (lineage, why, check).
 
 Exit codes: 0 success or no difference, 1 difference found or check failed, 2 error.`,
 		SilenceUsage:  true,
@@ -71,6 +71,10 @@ Exit codes: 0 success or no difference, 1 difference found or check failed, 2 er
 		newDiffCommand(s),
 		newCompareCommand(s),
 		newDemoCommand(s),
+		newLineageCommand(s),
+		newWhyCommand(s),
+		newCheckCommand(s),
+		newIncidentsCommand(s),
 	)
 	return root
 }
