@@ -49,7 +49,11 @@ func TestDemo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("demo: exit %d: %s", code, e)
 	}
-	for _, s := range []string{"+15 added", "−5 removed", "~14 changed", "customer_id=7  email", "day=\"2026-11-21\""} {
+	for _, s := range []string{"+15 added", "−5 removed", "~14 changed", "customer_id=7  email", "day=\"2026-11-21\"",
+		// why daily_revenue finds the corrupted copied row (examples/shop/README.md).
+		"$ pipewhy why daily_revenue", "orders_copy's COPY of orders does not match: 1 record differs (1 changed)  [copy_mismatch]",
+		`order_id=123  status "paid" in orders, "shipped" in orders_copy`,
+		"orders ─copy─► orders_copy", "models/daily_revenue.sql─► daily_revenue"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("demo output lacks %q", s)
 		}
