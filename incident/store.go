@@ -6,16 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/pipewhy/pipewhy/arrays"
 	"github.com/pipewhy/pipewhy/fingerprint"
+	"github.com/pipewhy/pipewhy/internal/chain"
 	"github.com/pipewhy/pipewhy/internal/tablefp"
 	"github.com/pipewhy/pipewhy/normalize"
 	"github.com/pipewhy/pipewhy/repo"
@@ -130,65 +128,28 @@ const (
 // check that saw something new and one per resolution. Nothing is ever deleted: the
 // incidents are the fold of the events.
 type Store struct {
-	repo *repo.Repo
-	dir  string
+	repo  *repo.Repo
+	chain *chain.Chain
 }
 
 // OpenStore returns the incident store of r (its directory is created by the first event).
-func OpenStore(r *repo.Repo) *Store { return &Store{repo: r, dir: filepath.Join(r.Dir(), StoreDir)} }
-
-func verifyContext(fc snapshot.FingerprintContext) error {
-	ctx, err := tablefp.Context(eventColumns)
-	if err != nil {
-		return err
-	}
-	if fc != tablefp.Metadata(ctx) {
-		return errors.New("not the incident event context")
-	}
-	return nil
+func OpenStore(r *repo.Repo) *Store {
+	return &Store{repo: r, chain: chain.New(filepath.Join(r.Dir(), StoreDir), "pipewhy:incidents", eventColumns)}
 }
-
-func (s *Store) c5(create bool) (*snapshot.Store, error) {
-	if _, err := os.Stat(s.dir); errors.Is(err, fs.ErrNotExist) {
-		if !create {
-			return nil, nil
-		}
-		if err := os.MkdirAll(s.dir, 0o755); err != nil {
-			return nil, &Error{Code: CodeStore, Msg: "cannot create the incident store", Err: err}
-		}
-	}
-	st, err := snapshot.Open(s.dir, snapshot.Options{VerifyContext: verifyContext})
-	if err != nil {
-		return nil, &Error{Code: CodeStore, Msg: "cannot open the incident store", Err: err}
-	}
-	return st, nil
-}
-
-const sourceNamespace = "pipewhy:incidents"
 
 type event struct {
 	meta snapshot.Metadata
 	desc eventJSON
 }
 
-// events reads and validates every event, oldest first (a chain: event n+1's parent is n).
+// events reads and validates every event, oldest first.
 func (s *Store) events() ([]event, error) {
-	st, err := s.c5(false)
-	if err != nil || st == nil {
-		return nil, err
-	}
-	metas, err := st.List()
+	st, metas, err := s.chain.List()
 	if err != nil {
-		return nil, &Error{Code: CodeStore, Msg: "cannot list incident events", Err: err}
+		return nil, &Error{Code: CodeStore, Msg: "cannot read the incident events", Err: err}
 	}
-	seq := func(m snapshot.Metadata) uint64 { n, _ := strconv.ParseUint(m.SourceVersion, 10, 64); return n }
-	slices.SortFunc(metas, func(a, b snapshot.Metadata) int { return int(seq(a)) - int(seq(b)) })
 	var out []event
-	for i, m := range metas {
-		if m.SourceNamespace != sourceNamespace || seq(m) != uint64(i+1) ||
-			(i == 0) != (m.Parent == nil) || (i > 0 && *m.Parent != metas[i-1].ID) {
-			return nil, &Error{Code: CodeFormat, Msg: "incident events do not form one chain at " + st.Path(m.ID)}
-		}
+	for _, m := range metas {
 		snap, err := st.Open(m.ID)
 		if err != nil {
 			return nil, &Error{Code: CodeStore, Msg: "cannot open incident event", Err: err}
@@ -427,21 +388,11 @@ func (s *Store) publish(ctx context.Context, h *why.History, evs []event, d even
 	if err := repo.TableArrays(arrs, at, ot, it); err != nil {
 		return err
 	}
-	st, err := s.c5(true)
-	if err != nil {
-		return err
+	metas := make([]snapshot.Metadata, len(evs))
+	for i, e := range evs {
+		metas[i] = e.meta
 	}
-	rows := uint64(len(d.Evidence) + len(d.Resolutions))
-	md := snapshot.Metadata{ID: id, SourceNamespace: sourceNamespace, SourceVersion: strconv.Itoa(len(evs) + 1),
-		SourceConsistency: "repository-lock", Scope: "incidents=" + d.Kind, StartedAtNs: now, FinishedAtNs: now,
-		Resolution:  snapshot.ResolutionDataset,
-		Coverage:    snapshot.Coverage{Status: snapshot.Complete, Expected: snapshot.Known(rows), Returned: rows, FailureReasons: []string{}},
-		Fingerprint: tablefp.Metadata(tb.Context())}
-	if len(evs) > 0 {
-		p := evs[len(evs)-1].meta.ID
-		md.Parent = &p
-	}
-	if err := st.Publish(ctx, md, arrs); err != nil {
+	if _, err := s.chain.Append(ctx, metas, id, "incidents="+d.Kind, tb.State(), arrs); err != nil {
 		return &Error{Code: CodeStore, Msg: "cannot publish the incident event", Err: err}
 	}
 	return nil

@@ -2,16 +2,10 @@ package lineage
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"time"
 
-	"github.com/pipewhy/pipewhy/internal/tablefp"
+	"github.com/pipewhy/pipewhy/internal/chain"
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/pipewhy/pipewhy/snapshot"
 )
@@ -31,98 +25,42 @@ type Version struct {
 // snapshot whose parent is the previous version, so an explanation of an old change can
 // use the lineage as it was then.
 type Store struct {
-	repo *repo.Repo
-	dir  string
+	repo  *repo.Repo
+	chain *chain.Chain
 }
 
 // Open returns the lineage store of r. It changes nothing: the store's directory is
 // created by the first commit.
 func Open(r *repo.Repo) *Store {
-	return &Store{repo: r, dir: filepath.Join(r.Dir(), StoreDir)}
+	return &Store{repo: r, chain: chain.New(filepath.Join(r.Dir(), StoreDir), sourceNamespace, edgeColumns)}
 }
 
 // Project returns the project directory of the repository (the directory holding it),
 // against which file transforms are resolved.
 func (s *Store) Project() string { return filepath.Dir(s.repo.Dir()) }
 
-func verifyContext(fc snapshot.FingerprintContext) error {
-	ctx, err := tablefp.Context(edgeColumns)
-	if err != nil {
-		return err
-	}
-	if fc != tablefp.Metadata(ctx) {
-		return errors.New("not the lineage edge context")
-	}
-	return nil
-}
-
-// c5 opens the C5 store, or returns nil when it does not exist yet.
-func (s *Store) c5(create bool) (*snapshot.Store, error) {
-	if _, err := os.Stat(s.dir); errors.Is(err, fs.ErrNotExist) {
-		if !create {
-			return nil, nil
-		}
-		if err := os.MkdirAll(s.dir, 0o755); err != nil {
-			return nil, &Error{Code: CodeStore, Op: "commit", Path: s.dir, Msg: "cannot create the lineage store", Err: err}
-		}
-	}
-	st, err := snapshot.Open(s.dir, snapshot.Options{VerifyContext: verifyContext})
-	if err != nil {
-		return nil, &Error{Code: CodeStore, Op: "load", Path: s.dir, Msg: "cannot open the lineage store", Err: err}
-	}
-	return st, nil
-}
-
 // Versions returns every stored version, oldest first, after checking that they form
 // one chain: version n+1's parent is version n.
 func (s *Store) Versions() ([]Version, error) {
-	st, err := s.c5(false)
-	if err != nil || st == nil {
-		return nil, err
-	}
-	metas, err := st.List()
+	_, metas, err := s.chain.List()
 	if err != nil {
-		return nil, &Error{Code: CodeStore, Op: "load", Path: s.dir, Msg: "cannot list lineage versions", Err: err}
+		return nil, &Error{Code: CodeStore, Op: "load", Path: s.chain.Dir(), Msg: "cannot read the lineage versions", Err: err}
 	}
-	var out []Version
-	for _, m := range metas {
-		seq, err := strconv.ParseUint(m.SourceVersion, 10, 64)
-		if err != nil || m.SourceNamespace != sourceNamespace || seq == 0 {
-			return nil, &Error{Code: CodeFormat, Op: "load", Path: st.Path(m.ID), Msg: "not a lineage version"}
-		}
-		out = append(out, Version{ID: m.ID, Seq: seq, FinishedAtNs: m.FinishedAtNs, Edges: m.Coverage.Returned})
-	}
-	slices.SortFunc(out, func(a, b Version) int { return cmpU64(a.Seq, b.Seq) })
-	for i, v := range out {
-		m := metas[slices.IndexFunc(metas, func(m snapshot.Metadata) bool { return m.ID == v.ID })]
-		switch {
-		case v.Seq != uint64(i+1):
-			return nil, &Error{Code: CodeFormat, Op: "load", Path: st.Path(v.ID), Msg: fmt.Sprintf("lineage versions do not form one chain: version %d is missing or repeated", i+1)}
-		case i == 0 && m.Parent != nil, i > 0 && (m.Parent == nil || *m.Parent != out[i-1].ID):
-			return nil, &Error{Code: CodeFormat, Op: "load", Path: st.Path(v.ID), Msg: fmt.Sprintf("lineage version %d does not follow version %d", v.Seq, i)}
-		}
+	out := make([]Version, len(metas))
+	for i, m := range metas {
+		out[i] = Version{ID: m.ID, Seq: uint64(i + 1), FinishedAtNs: m.FinishedAtNs, Edges: m.Coverage.Returned}
 	}
 	return out, nil
 }
 
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // Load returns the graph of version id, fully validated.
 func (s *Store) Load(id snapshot.ID) (*Graph, error) {
-	st, err := s.c5(false)
+	st, err := s.chain.Store(false)
 	if err != nil {
-		return nil, err
+		return nil, &Error{Code: CodeStore, Op: "load", Path: s.chain.Dir(), Msg: "cannot open the lineage store", Err: err}
 	}
 	if st == nil {
-		return nil, &Error{Code: CodeStore, Op: "load", Path: s.dir, Msg: "no lineage has been recorded"}
+		return nil, &Error{Code: CodeStore, Op: "load", Path: s.chain.Dir(), Msg: "no lineage has been recorded"}
 	}
 	snap, err := st.Open(id)
 	if err != nil {
@@ -195,7 +133,7 @@ func (s *Store) Update(ctx context.Context, change func(*Graph) (*Graph, error))
 
 // update is Update for a caller that holds the lock.
 func (s *Store) update(ctx context.Context, change func(*Graph) (*Graph, error)) (Version, bool, error) {
-	head, g, ok, err := s.Head()
+	head, g, _, err := s.Head()
 	if err != nil {
 		return Version{}, false, err
 	}
@@ -206,30 +144,18 @@ func (s *Store) update(ctx context.Context, change func(*Graph) (*Graph, error))
 	if ng.Equal(g) {
 		return head, false, nil
 	}
-	now := uint64(time.Now().UnixNano())
-	enc, err := encode(ng, now)
+	enc, err := encode(ng, uint64(time.Now().UnixNano()))
 	if err != nil {
 		return Version{}, false, &Error{Code: CodeStore, Op: "commit", Msg: "encode", Err: err}
 	}
-	st, err := s.c5(true)
+	_, metas, err := s.chain.List()
 	if err != nil {
-		return Version{}, false, err
+		return Version{}, false, &Error{Code: CodeStore, Op: "commit", Path: s.chain.Dir(), Msg: "cannot read the lineage versions", Err: err}
 	}
-	seq := head.Seq + 1
-	md := snapshot.Metadata{
-		ID: snapshot.NewID(), SourceNamespace: sourceNamespace, SourceVersion: strconv.FormatUint(seq, 10),
-		SourceConsistency: "repository-lock", Scope: "lineage=all", StartedAtNs: now, FinishedAtNs: now,
-		Resolution: snapshot.ResolutionDataset,
-		Coverage: snapshot.Coverage{Status: snapshot.Complete, Expected: snapshot.Known(uint64(enc.rows)),
-			Returned: uint64(enc.rows), FailureReasons: []string{}},
-		Fingerprint: tablefp.Metadata(enc.state.Context()),
+	md, err := s.chain.Append(ctx, metas, snapshot.NewID(), "lineage=all", enc.state, enc.arrays)
+	if err != nil {
+		return Version{}, false, &Error{Code: CodeStore, Op: "commit", Path: s.chain.Dir(), Msg: "cannot publish the lineage version", Err: err}
 	}
-	if ok {
-		p := head.ID
-		md.Parent = &p
-	}
-	if err := st.Publish(ctx, md, enc.arrays); err != nil {
-		return Version{}, false, &Error{Code: CodeStore, Op: "commit", Path: s.dir, Msg: "cannot publish the lineage version", Err: err}
-	}
-	return Version{ID: md.ID, Seq: seq, FinishedAtNs: now, Edges: uint64(enc.rows)}, true, nil
+	seq := uint64(len(metas) + 1)
+	return Version{ID: md.ID, Seq: seq, FinishedAtNs: md.FinishedAtNs, Edges: uint64(enc.rows)}, true, nil
 }

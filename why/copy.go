@@ -1,6 +1,7 @@
 package why
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -78,11 +79,7 @@ func profileName(id string) string {
 // verifyCopy compares the copy's snapshot (position dst) with its source's (position
 // src). With detail it also counts and shows the differing records (loading both scans).
 func (x *explainer) verifyCopy(src, dst int, detail bool) (*CopyCheck, error) {
-	ss, err := x.h.Summary(src)
-	if err != nil {
-		return nil, err
-	}
-	ts, err := x.h.Summary(dst)
+	ss, ts, err := x.h.summaries(src, dst)
 	if err != nil {
 		return nil, err
 	}
@@ -144,11 +141,7 @@ func (x *explainer) verifyCopy(src, dst int, detail bool) (*CopyCheck, error) {
 		if c.Equal || !detail {
 			return c, nil
 		}
-		a, err := x.h.Scan(src)
-		if err != nil {
-			return nil, err
-		}
-		b, err := x.h.Scan(dst)
+		a, b, err := x.h.scanPair(src, dst)
 		if err != nil {
 			return nil, err
 		}
@@ -166,11 +159,7 @@ func (x *explainer) verifyCopy(src, dst int, detail bool) (*CopyCheck, error) {
 	}
 	// Fingerprint both sides' stored values again in one comparison context.
 	c.Method = MethodValues
-	a, err := x.h.Scan(src)
-	if err != nil {
-		return nil, err
-	}
-	b, err := x.h.Scan(dst)
+	a, b, err := x.h.scanPair(src, dst)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +249,7 @@ func rekey(ctx context.Context, sc *repo.Scan, names []string, ids map[string]ui
 		desc.Fields = append(desc.Fields, f)
 		sd.Fields = append(sd.Fields, fingerprint.SchemaField{ID: ids[n], Name: n, Type: fingerprint.ValueType(f.Type)})
 	}
-	slices.SortFunc(desc.Fields, func(a, b repo.Field) int { return cmpUint(uint64(a.ID), uint64(b.ID)) })
+	slices.SortFunc(desc.Fields, func(a, b repo.Field) int { return cmp.Compare(uint64(a.ID), uint64(b.ID)) })
 	var keyIDs []uint64
 	for _, k := range keys {
 		keyIDs = append(keyIDs, ids[k])
@@ -285,7 +274,7 @@ func rekey(ctx context.Context, sc *repo.Scan, names []string, ids map[string]ui
 				fs = append(fs, frame{id, j})
 			}
 		}
-		slices.SortFunc(fs, func(a, b frame) int { return cmpUint(a.id, b.id) })
+		slices.SortFunc(fs, func(a, b frame) int { return cmp.Compare(a.id, b.id) })
 		rows[i] = fs
 		off := uint64(len(batch.Words))
 		batch.Words = append(batch.Words, 1, 2, uint64(len(fs)))
@@ -345,16 +334,6 @@ func fieldByName(d *repo.Descriptor, name string) (repo.Field, bool) {
 		}
 	}
 	return repo.Field{}, false
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // VerifyCopy verifies the COPY of the scan at log position source into the scan at log

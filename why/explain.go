@@ -410,11 +410,7 @@ func (x *explainer) change(a, b int, detail bool) (*Change, error) {
 		return c, nil
 	}
 	x.detailed[k] = true
-	sca, err := x.h.Scan(a)
-	if err != nil {
-		return nil, err
-	}
-	scb, err := x.h.Scan(b)
+	sca, scb, err := x.h.scanPair(a, b)
 	if err != nil {
 		return nil, err
 	}
@@ -445,11 +441,7 @@ func (x *explainer) summaryChange(a, b int) (*Change, error) {
 		c.Comparable, c.Reason = false, "not observed on both sides"
 		return c, nil
 	}
-	sa, err := x.h.Summary(a)
-	if err != nil {
-		return nil, err
-	}
-	sb, err := x.h.Summary(b)
+	sa, sb, err := x.h.summaries(a, b)
 	if err != nil {
 		return nil, err
 	}
@@ -518,10 +510,9 @@ func (x *explainer) edge(e lineage.Edge, src, t *node) (EdgeResult, error) {
 	}
 	tnote := ""
 	if !e.Transform.IsZero() {
-		ta, errA := x.h.Summary(t.from)
-		tb, errB := x.h.Summary(t.to)
-		if errA != nil || errB != nil {
-			return r, cmp.Or(errA, errB)
+		ta, tb, err := x.h.summaries(t.from, t.to)
+		if err != nil {
+			return r, err
 		}
 		ra, okA := lineage.RecordedTransform(ta.Lineage, e.Source)
 		rb, okB := lineage.RecordedTransform(tb.Lineage, e.Source)
@@ -650,9 +641,8 @@ func (x *explainer) explainFields(e *Explanation, start *node, seen map[nodeKey]
 // columnChanged reports whether column name's column state differs between two
 // snapshots of one context.
 func (x *explainer) columnChanged(a, b int, name string) bool {
-	sa, err1 := x.h.Summary(a)
-	sb, err2 := x.h.Summary(b)
-	if err1 != nil || err2 != nil || sa.Context != sb.Context {
+	sa, sb, err := x.h.summaries(a, b)
+	if err != nil || sa.Context != sb.Context {
 		return false
 	}
 	fa, ok1 := sa.Field(name)

@@ -228,6 +228,26 @@ func digest(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
+// summaries returns the summaries at positions a and b.
+func (h *History) summaries(a, b int) (*Summary, *Summary, error) {
+	sa, err := h.Summary(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	sb, err := h.Summary(b)
+	return sa, sb, err
+}
+
+// scanPair returns the full scans at positions a and b.
+func (h *History) scanPair(a, b int) (*repo.Scan, *repo.Scan, error) {
+	sa, err := h.Scan(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	sb, err := h.Scan(b)
+	return sa, sb, err
+}
+
 // Scan returns the full scan at log position p (loaded once, validated by repo.Load).
 func (h *History) Scan(p int) (*repo.Scan, error) {
 	h.mu.Lock()
