@@ -71,18 +71,21 @@ type Change struct {
 
 // EdgeResult is one edge of the upstream closure and its verdict.
 type EdgeResult struct {
-	Source     string     `json:"source"`
-	Target     string     `json:"target"`
-	Relation   string     `json:"relation"`
-	Verdict    Verdict    `json:"verdict"`
-	Detail     string     `json:"detail"`
-	Depth      int        `json:"depth"` // 1: into the explained artifact
-	Transform  string     `json:"transform,omitempty"`
-	SourceFrom string     `json:"source_from"` // the source's snapshots ("" none)
-	SourceTo   string     `json:"source_to"`
-	TargetFrom string     `json:"target_from"`
-	TargetTo   string     `json:"target_to"`
-	Copy       *CopyCheck `json:"copy,omitempty"`
+	Source    string  `json:"source"`
+	Target    string  `json:"target"`
+	Relation  string  `json:"relation"`
+	Verdict   Verdict `json:"verdict"`
+	Detail    string  `json:"detail"`
+	Depth     int     `json:"depth"` // 1: into the explained artifact
+	Transform string  `json:"transform,omitempty"`
+	// TransformUnknown: the edge has a transform whose identity was not recorded (or
+	// could not be read) for both of the target's runs.
+	TransformUnknown bool       `json:"transform_unknown,omitempty"`
+	SourceFrom       string     `json:"source_from"` // the source's snapshots ("" none)
+	SourceTo         string     `json:"source_to"`
+	TargetFrom       string     `json:"target_from"`
+	TargetTo         string     `json:"target_to"`
+	Copy             *CopyCheck `json:"copy,omitempty"`
 }
 
 // RootCause is where a change begins.
@@ -318,7 +321,7 @@ func Explain(ctx context.Context, h *History, st *lineage.Store, artifact string
 		case transformish && inputsUnchanged:
 			d := "changed, though every input is unchanged and its transform did not change: non-determinism, or an input nobody declared"
 			for _, i := range ins {
-				if strings.Contains(e.Edges[i].Detail, "not recorded") || strings.Contains(e.Edges[i].Detail, "could not be read") {
+				if e.Edges[i].TransformUnknown {
 					d = "changed, though every input is unchanged; the transform's identity is unknown for these runs, so a transform change cannot be ruled out"
 				}
 			}
@@ -519,8 +522,10 @@ func (x *explainer) edge(e lineage.Edge, src, t *node) (EdgeResult, error) {
 		switch {
 		case !okA || !okB:
 			tnote = "the transform's identity was not recorded for both runs of " + e.Target
+			r.TransformUnknown = true
 		case ra.Identity == "" || rb.Identity == "":
 			tnote = "the transform file could not be read when " + e.Target + " was scanned"
+			r.TransformUnknown = true
 		case ra.Kind != rb.Kind || ra.Identity != rb.Identity:
 			r.Verdict = TransformChanged
 			r.Detail = fmt.Sprintf("the transform changed between the two runs of %s (%s → %s)", e.Target, short(ra.Identity), short(rb.Identity))

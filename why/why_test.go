@@ -276,6 +276,21 @@ func TestWhyUnexplained(t *testing.T) {
 	if got := e.causes(); !slices.Equal(got, []string{"b:unexplained"}) || !strings.Contains(e.RootCauses[0].Detail, "non-determinism") {
 		t.Fatalf("root causes %v %+v", got, e.RootCauses)
 	}
+	// Lineage declared after b's first scan: the transform of that run is unknown, and
+	// the root cause says a transform change cannot be ruled out.
+	g := newFixture(t)
+	writeFile(t, filepath.Join(g.project, "m.sql"), "select 1\n")
+	g.scan("a", "", snapshot.ResolutionDataset, "x", "1")
+	g.scan("b", "", snapshot.ResolutionDataset, "y", "1")
+	g.declare(transformEdge("a", "b", "m.sql"))
+	g.scan("b", "", snapshot.ResolutionDataset, "y", "2")
+	e = g.why("b", Options{})
+	if r := e.edge("a", "b"); r.Verdict != SourceUnchanged || !r.TransformUnknown || !strings.Contains(r.Detail, "not recorded") {
+		t.Fatalf("edge %+v", r)
+	}
+	if got := e.causes(); !slices.Equal(got, []string{"b:unexplained"}) || !strings.Contains(e.RootCauses[0].Detail, "cannot be ruled out") {
+		t.Fatalf("root causes %v %+v", got, e.RootCauses)
+	}
 }
 
 // TestWhyUnobserved: an input with no snapshot before the target's from side, and a
@@ -476,3 +491,26 @@ func sourceExclude(cols ...string) (o sourceOptions) {
 }
 
 type sourceOptions = source.Options
+
+// TestWhyLineageDeclaredLater: a change older than the first lineage version is
+// explained with that version, and the explanation says so; with no lineage at all, the
+// artifact is its own root cause and a note says none was recorded.
+func TestWhyLineageDeclaredLater(t *testing.T) {
+	f := newFixture(t)
+	f.scan("a", "", snapshot.ResolutionDataset, "x", "1")
+	f.scan("b", "", snapshot.ResolutionDataset, "y", "1")
+	f.scan("a", "", snapshot.ResolutionDataset, "x", "2")
+	f.scan("b", "", snapshot.ResolutionDataset, "y", "2")
+	e := f.why("b", Options{})
+	if len(e.Edges) != 0 || !slices.Equal(e.causes(), []string{"b:source_changed"}) || len(e.Notes) != 1 || !strings.Contains(e.Notes[0], "no lineage has been recorded") {
+		t.Fatalf("no lineage: %+v", e)
+	}
+	f.declare(lineage.Declaration{Source: "a", Target: "b", Relation: lineage.Derived})
+	e = f.why("b", Options{})
+	if e.Lineage.Seq != 1 || !strings.Contains(e.Lineage.Note, "declared after this change") || e.edge("a", "b").Verdict != SourceChanged {
+		t.Fatalf("later lineage: %+v", e.Lineage)
+	}
+	if got := e.causes(); !slices.Equal(got, []string{"a:source_changed"}) {
+		t.Fatalf("root causes %v", got)
+	}
+}
