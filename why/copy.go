@@ -198,7 +198,12 @@ func (x *explainer) verifyCopy(src, dst int, detail bool) (*CopyCheck, error) {
 // copyDetail fills the record and field differences of a copy from compare.Diff of the
 // source (a, old) and the copy (b, new).
 func (x *explainer) copyDetail(c *CopyCheck, a, b *repo.Scan) error {
-	rep, err := compare.Diff(a, b, compare.Options{Limit: x.limit})
+	// compare.Diff matches columns by field id, which is right only within one artifact;
+	// here every common column is known to carry the same id on both sides by name (or
+	// was given it by rekey), so the copy is compared as the source's artifact.
+	copied := *b
+	copied.Descriptor.Artifact = a.Descriptor.Artifact
+	rep, err := compare.Diff(a, &copied, compare.Options{Limit: x.limit})
 	if err != nil {
 		return err
 	}
