@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -19,8 +20,8 @@ import (
 
 // The benchmark graph: 20 layers of 50 artifacts. Artifact (l, i) of layer l > 0 is a
 // TRANSFORM of (l-1, i), (l-1, i+7) and (l-1, i+19) (mod 50), except every tenth, a COPY
-// of (l-1, i). The benchmark explains (19, 31), whose upstream closure holds nearly every
-// artifact (counted in the benchmark from the graph). Each artifact has 10 snapshots
+// of (l-1, i), and (19, 31), a TRANSFORM of all 50 artifacts of layer 18: the artifact the
+// benchmark explains, whose upstream closure is the 950 artifacts of layers 0 to 18. Each artifact has 10 snapshots
 // (record resolution, 5 records of 3 columns), every one different from the last; the
 // copies match their sources except (18, 0), corrupted in its last snapshot.
 const (
@@ -85,6 +86,20 @@ func buildBench(dir string) error {
 	}
 	var decls []lineage.Declaration
 	isCopy := func(l, i int) bool { return l > 0 && i%10 == 0 }
+	// inputs returns the TRANSFORM inputs of (l, i), l > 0 and not a copy.
+	inputs := func(l, i int) []string {
+		var out []string
+		if l == benchLayers-1 && i == 31 {
+			for j := range benchWidth {
+				out = append(out, benchName(l-1, j))
+			}
+			return out
+		}
+		for _, d := range []int{0, 7, 19} {
+			out = append(out, benchName(l-1, (i+d)%benchWidth))
+		}
+		return out
+	}
 	for l := 1; l < benchLayers; l++ {
 		for i := range benchWidth {
 			t := benchName(l, i)
@@ -92,8 +107,8 @@ func buildBench(dir string) error {
 				decls = append(decls, lineage.Declaration{Source: benchName(l-1, i), Target: t, Relation: lineage.Copy})
 				continue
 			}
-			for _, d := range []int{0, 7, 19} {
-				decls = append(decls, lineage.Declaration{Source: benchName(l-1, (i+d)%benchWidth), Target: t,
+			for _, src := range inputs(l, i) {
+				decls = append(decls, lineage.Declaration{Source: src, Target: t,
 					Relation: lineage.Transform, Transform: lineage.TransformRef{Kind: lineage.TransformLiteral, Ref: "v1"}})
 			}
 		}
@@ -142,10 +157,8 @@ func buildBench(dir string) error {
 				sc := res.Scan
 				sc.Lineage = &repo.ScanLineage{Lineage: v.ID.String(), Aligned: []string{}, Transforms: []repo.TransformRun{}}
 				if l > 0 && !isCopy(l, i) {
-					var srcs []string
-					for _, d := range []int{0, 7, 19} {
-						srcs = append(srcs, benchName(l-1, (i+d)%benchWidth))
-					}
+					srcs := inputs(l, i)
+					slices.Sort(srcs)
 					sc.Lineage.Transforms = append(sc.Lineage.Transforms, repo.TransformRun{Sources: srcs, Relation: "transform",
 						Kind: "literal", Ref: "v1", Identity: "v1"})
 				}
