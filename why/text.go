@@ -26,7 +26,11 @@ func WriteText(w io.Writer, e *Explanation) error {
 		fmt.Fprintf(&b, "  changed    %s\n", describeChange(c))
 	}
 	if len(e.RootCauses) > 0 {
-		b.WriteString("  root causes, strongest first\n")
+		if e.Changed {
+			b.WriteString("  root causes, strongest first\n")
+		} else {
+			b.WriteString("  changes and problems upstream, strongest first\n")
+		}
 		width := 0
 		for _, rc := range e.RootCauses {
 			width = max(width, len(rc.Artifact))
@@ -108,6 +112,9 @@ func copyExample(er EdgeResult, ex CopyExample) string {
 		return fmt.Sprintf("%s  in %s, missing from %s", ex.Key, er.Source, er.Target)
 	case "only_in_copy":
 		return fmt.Sprintf("%s  in %s only", ex.Key, er.Target)
+	}
+	if len(ex.Changes) == 0 {
+		return ex.Key + "  differs (the values are kept at value resolution only)"
 	}
 	var parts []string
 	for _, ch := range ex.Changes {

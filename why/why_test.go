@@ -537,3 +537,24 @@ func TestWhyLineageDeclaredLater(t *testing.T) {
 		t.Fatalf("root causes %v", got)
 	}
 }
+
+// TestWhyTextRecordResolution: a copy that differs at record resolution names the
+// record without values; an unchanged artifact with a problem upstream says so.
+func TestWhyTextRecordResolution(t *testing.T) {
+	f := newFixture(t)
+	f.declare(copyEdge("c", "d"))
+	f.scan("c", "k", snapshot.ResolutionRecord, "k,v", "1,a", "2,b")
+	f.scan("d", "k", snapshot.ResolutionRecord, "k,v", "1,a", "2,B")
+	f.scan("d", "k", snapshot.ResolutionRecord, "k,v", "1,a", "2,B")
+	e := f.why("d", Options{Limit: 3})
+	var b bytes.Buffer
+	if err := WriteText(&b, e); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	for _, want := range []string{"unchanged  2 records", "changes and problems upstream, strongest first", `k="2"  differs (the values are kept at value resolution only)`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+}
