@@ -78,15 +78,21 @@ type Scan struct {
 
 // File is a loaded pipewhy.yaml.
 type File struct {
-	Path     string // absolute
-	Defaults Scan
-	sources  map[string]Scan
+	Path         string // absolute
+	Defaults     Scan
+	sources      map[string]Scan
+	lineage      []LineageEdge
+	lineageNames map[string]string
+	policy       map[string]Policy
 }
 
 type fileYAML struct {
-	Version  *int            `yaml:"version"`
-	Defaults Scan            `yaml:"defaults"`
-	Sources  map[string]Scan `yaml:"sources"`
+	Version      *int                  `yaml:"version"`
+	Defaults     Scan                  `yaml:"defaults"`
+	Sources      map[string]Scan       `yaml:"sources"`
+	Lineage      []lineageYAML         `yaml:"lineage"`
+	LineageNames map[string]string     `yaml:"lineage_names"`
+	Policy       map[string]policyYAML `yaml:"policy"`
 }
 
 // Find returns the path of the nearest pipewhy.yaml in dir or one of its parents, or ""
@@ -191,8 +197,21 @@ func Parse(path string, data []byte) (*File, error) {
 		}
 		file.sources[name] = resolve(dir, s)
 	}
+	var line int
+	var msg string
+	if file.lineage, line, msg = parseLineage(raw.Lineage, &root); msg != "" {
+		return fail(CodeInvalid, line, msg, nil)
+	}
+	if file.lineageNames, line, msg = parseLineageNames(raw.LineageNames, &root); msg != "" {
+		return fail(CodeInvalid, line, msg, nil)
+	}
+	if file.policy, line, msg = parsePolicy(raw.Policy, &root); msg != "" {
+		return fail(CodeInvalid, line, msg, nil)
+	}
 	return file, nil
 }
+
+func dirOf(path string) string { return filepath.Dir(path) }
 
 // Names returns the source names in ascending order.
 func (f *File) Names() []string {

@@ -14,6 +14,12 @@
 //	    address: duckdb:warehouse.duckdb
 //	    query: SELECT * FROM events WHERE day >= DATE '2026-01-01'
 //	    name: events
+//	lineage:                  # package lineage (docs/why.md)
+//	  - {from: orders, to: orders_copy, relation: copy}
+//	lineage_names:            # imports: external dataset names → artifacts
+//	  model.shop.orders: orders
+//	policy:                   # pipewhy check thresholds (docs/contracts/incidents.md)
+//	  orders: {max_row_count_change: "5%"}
 //
 // # Guarantees
 //
@@ -29,6 +35,9 @@
 //   - Settings combine field by field: a command-line flag wins over the source's entry,
 //     which wins over defaults, which win over the command's built-in defaults. Lists
 //     (key, exclude) replace, they do not append.
+//   - Lineage entries, lineage_names and policies are checked for form when the file is
+//     loaded (a copy has one source and no transform, a transform has one, thresholds are
+//     counts or "N%"); what they name is checked by the packages that use them.
 //   - Nothing in the file is secret-aware: keep passwords out of it (PGPASSWORD,
 //     ~/.pgpass and MySQL option files work as usual).
 package config

@@ -109,6 +109,9 @@ type Scan struct {
 	ValueOffsets []uint64
 	ValueTable   *arrays.ValueTable // row j holds the C2 payload of Values entry j
 
+	// Lineage is the lineage in force at scan time (nil when none was recorded).
+	Lineage *ScanLineage
+
 	missing Parts           // the parts of the snapshot's resolution not loaded (LoadParts)
 	cx      *arrays.Context // the C1 id sets, to validate a value table loaded later
 }
@@ -205,6 +208,11 @@ func (s *Scan) Arrays() (map[string]snapshot.Array, error) {
 		return nil, &Error{Code: CodeFormat, Op: "encode", Msg: "cannot encode descriptor", Err: err}
 	}
 	out := map[string]snapshot.Array{KeyDescriptor: snapshot.FromUint8(js)}
+	if s.Lineage != nil {
+		if out[KeyLineage], err = encodeScanLineage(s.Lineage); err != nil {
+			return nil, err
+		}
+	}
 	tables := []arrays.Table{s.Artifacts, s.Observations}
 	if s.Records != nil {
 		out[KeyRecords] = snapshot.WrapUint64(s.Records)
@@ -216,17 +224,8 @@ func (s *Scan) Arrays() (map[string]snapshot.Array, error) {
 		out[KeyValueOffsets] = snapshot.WrapUint64(s.ValueOffsets)
 		tables = append(tables, s.ValueTable)
 	}
-	for _, t := range tables {
-		for _, c := range arrays.Columns(t) {
-			a := snapshot.WrapUint64(c.U64)
-			if c.U8 != nil {
-				var err error
-				if a, err = snapshot.WrapBytes(snapshot.Uint8, c.U8); err != nil {
-					return nil, &Error{Code: CodeFormat, Op: "encode", Msg: "C1 column " + c.Name, Err: err}
-				}
-			}
-			out[string(t.Kind())+"_"+c.Name] = a
-		}
+	if err := TableArrays(out, tables...); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -400,6 +399,9 @@ func decode(snap *snapshot.Snapshot, parts Parts) (*Scan, error) {
 	s.cx = cx
 	s.missing = resolutionParts(snap.Metadata.Resolution)
 	if err := s.decodeParts(snap, parts); err != nil {
+		return nil, err
+	}
+	if s.Lineage, err = decodeScanLineage(snap); err != nil {
 		return nil, err
 	}
 	return s, nil

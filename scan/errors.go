@@ -18,6 +18,7 @@ const (
 	CodePublish      Code = "PW_SCAN_PUBLISH"       // the snapshot could not be published (C5)
 	CodeInternal     Code = "PW_SCAN_INTERNAL"      // an internal cross-check failed (a bug)
 	CodeProfile      Code = "PW_SCAN_PROFILE"       // a column type the C2 profile cannot represent (use an +ext1 profile or exclude it)
+	CodeLineage      Code = "PW_SCAN_LINEAGE"       // the lineage in force could not be read (the lineage store is damaged)
 )
 
 // Error is the error type of this package. Messages name files, columns and rows,

@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/pipewhy/pipewhy/arrays"
 	"github.com/pipewhy/pipewhy/fingerprint"
+	"github.com/pipewhy/pipewhy/lineage"
 	"github.com/pipewhy/pipewhy/normalize"
 	"github.com/pipewhy/pipewhy/normalize/columnar"
 	"github.com/pipewhy/pipewhy/repo"
@@ -67,6 +68,10 @@ type Options struct {
 	// column states still cover every record. Record resolution, or value resolution
 	// with DigestsOnly; not published.
 	Select func(key fingerprint.Digest) bool
+
+	// preferIDs are field ids for columns the registry namespace has never seen (Run
+	// sets them from the lineage: a COPY's source's ids).
+	preferIDs map[string]uint64
 }
 
 // Phase names a stage of a scan, in the order they run.
@@ -124,11 +129,27 @@ func Run(ctx context.Context, r *repo.Repo, o Options) (*Result, error) {
 	if err != nil {
 		return nil, &Error{Code: CodeRegistry, Op: "open", Msg: "schema registry", Err: err}
 	}
+	// The lineage in force: COPY neighbours' field ids for new columns, and the identity
+	// of each declared transform into this artifact, recorded with the scan.
+	name := o.Name
+	if name == "" {
+		name = DefaultName(o.Address)
+	}
+	hints, err := lineage.ForScan(r, name, reg)
+	if err != nil {
+		return nil, &Error{Code: CodeLineage, Op: "lineage", Msg: "the lineage in force", Err: err}
+	}
+	if hints != nil {
+		o.preferIDs = hints.FieldIDs
+	}
 	obs, err := Observe(ctx, reg, o)
 	if err != nil {
 		return nil, err
 	}
 	sc := obs.Scan
+	if hints != nil {
+		sc.Lineage = hints.Record
+	}
 	// Link to the artifact's previous scan, when the log names one that still exists.
 	if log, err := r.Log(); err == nil {
 		for i := len(log) - 1; i >= 0; i-- {
@@ -251,7 +272,7 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 	if name == "" || strings.ContainsAny(name, "\n\r") {
 		return nil, &Error{Code: CodeOptions, Op: "options", Msg: "artifact name must be nonempty and one line"}
 	}
-	asg, err := reg.Assign(name, src.Schema())
+	asg, err := reg.AssignPreferring(name, src.Schema(), o.preferIDs)
 	if err != nil {
 		return nil, &Error{Code: CodeRegistry, Op: "open", Msg: "field id assignment", Err: err}
 	}

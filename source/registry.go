@@ -182,6 +182,15 @@ func (f *regFile) validate() error {
 // starting at 1) and reports the changes since the last assignment. It
 // updates the registry in memory; call Save to persist.
 func (r *Registry) Assign(namespace string, schema *arrow.Schema) (*Assignment, error) {
+	return r.AssignPreferring(namespace, schema, nil)
+}
+
+// AssignPreferring is Assign where a name the namespace has never seen takes the id
+// prefer gives it, when the namespace has never used that id (else the next unused id,
+// as Assign). Names the namespace knows keep their ids whatever prefer says, so existing
+// snapshots stay valid. A COPY edge uses it to give the copy the field ids of its source
+// (package lineage), which makes their fingerprints comparable by construction.
+func (r *Registry) AssignPreferring(namespace string, schema *arrow.Schema, prefer map[string]uint64) (*Assignment, error) {
 	bad := func(d string) error {
 		return &Error{Code: CodeRegistry, Op: "registry assign", Source: namespace, Detail: d}
 	}
@@ -193,8 +202,10 @@ func (r *Registry) Assign(namespace string, schema *arrow.Schema) (*Assignment, 
 		s = &regSpace{NextID: 1}
 	}
 	byName := map[string]uint64{}
+	used := map[uint64]bool{}
 	for _, n := range s.Names {
 		byName[n.Name] = n.ID
+		used[n.ID] = true
 	}
 	var cols []regCol
 	seen := map[string]bool{}
@@ -216,11 +227,22 @@ func (r *Registry) Assign(namespace string, schema *arrow.Schema) (*Assignment, 
 		}
 		id, ok := byName[f.Name]
 		if !ok {
-			if nextID == math.MaxUint64 {
-				return nil, bad("field ids exhausted")
+			if p, want := prefer[f.Name]; want && p != 0 && p != math.MaxUint64 && !used[p] {
+				id = p
+				if id >= nextID {
+					nextID = id + 1
+				}
+			} else {
+				for used[nextID] { // a preferred id may lie ahead of nextID
+					nextID++
+				}
+				if nextID == math.MaxUint64 {
+					return nil, bad("field ids exhausted")
+				}
+				id = nextID
+				nextID++
 			}
-			id = nextID
-			nextID++
+			used[id] = true
 			added = append(added, regName{ID: id, Name: f.Name})
 			byName[f.Name] = id
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/pipewhy/pipewhy/examples"
+	"github.com/pipewhy/pipewhy/lineage"
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/spf13/cobra"
 )
@@ -21,11 +22,15 @@ func newDemoCommand(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Scan the shop sample data in two versions and show what changed",
-		Long: `Demo runs PipeWhy end to end on its sample data (examples/shop): for each of the
-three tables it scans version 1 and version 2 and shows the diff. It prints each
-command before its output, complete (every path and flag), so you can run any of them
-again yourself: it writes the sample data and the repository into a new directory,
-which it keeps and names at the end (or uses the repository given with --repo).
+		Long: `Demo runs PipeWhy end to end on its sample data (examples/shop), a small pipeline:
+orders → orders_copy → daily_revenue ← customers, with the lineage declared in
+examples/shop/pipewhy.yaml. It records that lineage, scans the tables of version 1 and
+version 2 in pipeline order, shows the diff of each table, and explains why
+daily_revenue changed: including the row that version 2 of orders_copy silently
+corrupted. It prints each command before its output, complete (every path and flag),
+so you can run any of them again yourself: it writes the sample data and the
+repository into a new directory, which it keeps and names at the end (or uses the
+repository given with --repo).
 
 The differences are the point of the demo: it exits 0 when it ran.
 
@@ -102,33 +107,51 @@ func runDemo(s streams, repoDir string, limit int) error {
 		}
 		fmt.Fprintln(s.out)
 	}
-	names := make([]string, 0, len(tables))
-	for t := range tables {
-		names = append(names, t)
+	// The pipeline's lineage, recorded from the project file before anything is scanned.
+	project := filepath.Join(data, "pipewhy.yaml")
+	if err := exec(success, "lineage", "--repo", repoDir, "--config", project); err != nil {
+		return err
 	}
-	sort.Strings(names)
-	for _, t := range names {
-		var ids [2]string
-		for v := 1; v <= 2; v++ {
+	fmt.Fprintln(s.out)
+	_, g, _, err := lineage.Open(r).Head()
+	if err != nil {
+		return err
+	}
+	// Each version in pipeline order (sources before what is computed from them), so that
+	// every target's snapshot sees its sources' snapshots of the same version.
+	names := pipelineOrder(tables, g)
+	ids := map[string][2]string{}
+	for v := 1; v <= 2; v++ {
+		for _, t := range names {
 			if err := exec(success, "scan", filepath.Join(data, fmt.Sprintf("v%d", v), t+".csv"), "--repo", repoDir,
-				"--name", t, "--schema", filepath.Join(data, "schema", t+".json"), "--key", tables[t], "--resolution", "value"); err != nil {
+				"--config", project, "--name", t, "--schema", filepath.Join(data, "schema", t+".json"),
+				"--key", tables[t], "--resolution", "value"); err != nil {
 				return err
 			}
 			log, err := r.Log()
 			if err != nil || len(log) == 0 {
 				return fmt.Errorf("demo: the scan of %s is not in the log: %v", t, err)
 			}
-			if ids[v-1], err = shortID(r, log[len(log)-1].Snapshot); err != nil {
+			pair := ids[t]
+			if pair[v-1], err = shortID(r, log[len(log)-1].Snapshot); err != nil {
 				return err
 			}
+			ids[t] = pair
 		}
 		fmt.Fprintln(s.out)
-		differs := func(code int) bool { return code == ExitOK || code == ExitDifference }
-		if err := exec(differs, "diff", ids[0], ids[1], "--repo", repoDir, "--limit", strconv.Itoa(limit)); err != nil {
+	}
+	differs := func(code int) bool { return code == ExitOK || code == ExitDifference }
+	for _, t := range names {
+		if err := exec(differs, "diff", ids[t][0], ids[t][1], "--repo", repoDir, "--limit", strconv.Itoa(limit)); err != nil {
 			return err
 		}
 		fmt.Fprintln(s.out)
 	}
+	// Why did the last table of the pipeline change?
+	if err := exec(differs, "why", names[len(names)-1], "--repo", repoDir, "--config", project, "--limit", strconv.Itoa(limit)); err != nil {
+		return err
+	}
+	fmt.Fprintln(s.out)
 	fmt.Fprintf(s.out, "The differences above are the point of the demo; compare them with examples/shop/README.md.\n")
 	if filepath.Dir(repoDir) == dir {
 		fmt.Fprintf(s.out, "The sample data and the repository are in %s; the commands above run again as printed.\n", dir)
@@ -177,4 +200,38 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// pipelineOrder returns the tables in an order where every table comes after the tables
+// its lineage edges come from (ties by name; tables on a cycle, if any, last by name).
+func pipelineOrder(tables map[string]string, g *lineage.Graph) []string {
+	var left []string
+	for t := range tables {
+		left = append(left, t)
+	}
+	sort.Strings(left)
+	var out []string
+	done := map[string]bool{}
+	for len(left) > 0 {
+		next := -1
+		for i, t := range left {
+			ready := true
+			for _, e := range g.Into(t) {
+				if _, ok := tables[e.Source]; ok && !done[e.Source] && e.Source != t {
+					ready = false
+				}
+			}
+			if ready {
+				next = i
+				break
+			}
+		}
+		if next < 0 {
+			next = 0
+		}
+		done[left[next]] = true
+		out = append(out, left[next])
+		left = append(left[:next], left[next+1:]...)
+	}
+	return out
 }

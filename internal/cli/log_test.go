@@ -63,15 +63,19 @@ func TestDemo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("demo: exit %d: %s", code, e)
 	}
-	for _, s := range []string{"+15 added", "−5 removed", "~14 changed", "customer_id=7  email", "day=\"2026-11-21\""} {
+	for _, s := range []string{"+15 added", "−5 removed", "~14 changed", "customer_id=7  email", "day=\"2026-11-21\"",
+		// why daily_revenue finds the corrupted copied row (examples/shop/README.md).
+		"why daily_revenue --repo", "orders_copy's COPY of orders does not match: 1 record differs (1 changed)  [copy_mismatch]",
+		`order_id=123  status "paid" in orders, "shipped" in orders_copy`,
+		"orders ─copy─► orders_copy", "models/daily_revenue.sql─► daily_revenue"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("demo output lacks %q", s)
 		}
 	}
 	self := invocation(os.Args[0]) + " "
 	blocks := strings.Split(out, "$ ")[1:]
-	if len(blocks) != 10 { // init, then per table two scans and a diff
-		t.Fatalf("%d commands, want 10:\n%s", len(blocks), out)
+	if len(blocks) != 15 { // init, lineage, two scans of each of the four tables, a diff of each, why
+		t.Fatalf("%d commands, want 15:\n%s", len(blocks), out)
 	}
 	scans := 0
 	for _, b := range blocks {
@@ -97,7 +101,7 @@ func TestDemo(t *testing.T) {
 			}
 		}
 		code, again, e := runCLI(t, args...)
-		if code != ExitOK && !(args[0] == "diff" && code == ExitDifference) {
+		if code != ExitOK && !((args[0] == "diff" || args[0] == "why") && code == ExitDifference) {
 			t.Errorf("%s: exit %d: %s", line, code, e)
 		}
 		// What the demo printed after the diff command starts with the diff's output.
@@ -105,8 +109,8 @@ func TestDemo(t *testing.T) {
 			t.Errorf("%s prints, run again:\n%s\nwhere the demo printed:\n%s", line, again, printed)
 		}
 	}
-	if scans != 6 {
-		t.Errorf("%d scans, want 6", scans)
+	if scans != 8 {
+		t.Errorf("%d scans, want 8", scans)
 	}
 	if !strings.Contains(out, "Remove them with: rm -rf "+tmp) {
 		t.Errorf("the demo does not say where it left its files:\n%s", out)

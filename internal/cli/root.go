@@ -47,16 +47,20 @@ func newRootCommand(s streams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "pipewhy",
 		Short: "Tell what changed in your data, where exactly, and why",
-		Long: `PipeWhy tells what changed in your data, and where exactly. Scan a dataset (a file
-or a database table) into a snapshot now and again, and diff two snapshots: records
-added, removed and changed, the fields that changed, with old and new values. Or
-compare two live sources directly, to check a copy or a migration.
+		Long: `PipeWhy tells what changed in your data, where exactly, and why. Scan a dataset (a
+file or a database table) into a snapshot now and again, and diff two snapshots: records
+added, removed and changed, the fields that changed, with old and new values. Or compare
+two live sources directly, to check a copy or a migration. Declare the lineage between
+your datasets (or import it from OpenLineage or dbt), and 'pipewhy why' explains a change
+through it: a copy that does not match its source, an upstream change, a changed
+transform, or a change nothing upstream explains; 'pipewhy check' turns that into
+incidents, a gate for CI.
 
 Start with 'pipewhy demo'. Then: pipewhy init, pipewhy scan SOURCE, pipewhy log,
-pipewhy diff A B, pipewhy compare SOURCE_A SOURCE_B. Explaining changes through
-lineage (lineage, why) is not built yet. The contracts PipeWhy implements (C2 values,
-C3 fingerprints, C5 snapshots, graphforge-canonical/1) are the normalize, canonical
-and snapshot commands, and docs/.
+pipewhy diff A B, pipewhy compare SOURCE_A SOURCE_B, pipewhy lineage, pipewhy why
+ARTIFACT, pipewhy check. The contracts PipeWhy implements (C2 values, C3 fingerprints,
+C5 snapshots, graphforge-canonical/1) are the normalize, canonical and snapshot commands,
+and docs/.
 
 Exit codes: 0 success or no difference, 1 difference found or check failed, 2 error.`,
 		SilenceUsage:  true,
@@ -79,6 +83,10 @@ Exit codes: 0 success or no difference, 1 difference found or check failed, 2 er
 		newDiffCommand(s),
 		newCompareCommand(s),
 		newDemoCommand(s),
+		newLineageCommand(s),
+		newWhyCommand(s),
+		newCheckCommand(s),
+		newIncidentsCommand(s),
 	)
 	checkUsage(root)
 	return root

@@ -175,6 +175,9 @@ func runScan(ctx context.Context, s streams, f scanFlags, addr string) error {
 	if err != nil {
 		return err
 	}
+	if _, err := syncProjectLineage(ctx, r, f.config); err != nil {
+		return err
+	}
 	o, err := scanOptions(f, addr)
 	if err != nil {
 		return withExit(ExitError, err)

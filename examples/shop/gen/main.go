@@ -1,7 +1,8 @@
-// Command gen writes the "shop" sample data: three CSV tables in two
-// versions (v1, v2), their typed schemas and a README listing exactly what
-// changed between the versions. Output is deterministic: the same binary
-// writes the same bytes every time.
+// Command gen writes the "shop" sample data: four CSV tables in two versions
+// (v1, v2), their typed schemas, the transform of daily_revenue, a pipewhy.yaml
+// declaring the lineage of the small pipeline they form and a README listing exactly what changed between
+// the versions. Output is deterministic: the same binary writes the same bytes
+// every time.
 //
 //	go run ./examples/shop/gen -out examples/shop
 package main
@@ -22,6 +23,10 @@ const (
 	firstNewID   = 201 // v2 adds orders 201..215
 	lastNewID    = 215
 	emailChanged = 7 // the customer whose email changes in v2
+	// corruptedInCopy is the order whose status orders_copy v2 holds wrong: "paid" in
+	// orders, "shipped" in the copy. Both earn revenue, so daily_revenue (computed from
+	// the copy) does not show it: a silent corruption only a copy check finds.
+	corruptedInCopy = 123
 )
 
 var (
@@ -180,6 +185,18 @@ func writeVersion(out string, v int) {
 		lines = append(lines, fmt.Sprintf("%d,%d,%s,%s,%s", o.id, o.customer, o.placed, o.status, money(o.cents)))
 	}
 	write(filepath.Join(dir, "orders.csv"), lines)
+	// orders_copy: a copy of orders, exact in v1, one record corrupted in v2.
+	lines = []string{"order_id,customer_id,placed_at,status,amount"}
+	for _, o := range os {
+		if v == 2 && o.id == corruptedInCopy {
+			if o.status != "paid" {
+				log.Fatalf("order %d is %s in v2: the corruption needs a paid order", o.id, o.status)
+			}
+			o.status = "shipped"
+		}
+		lines = append(lines, fmt.Sprintf("%d,%d,%s,%s,%s", o.id, o.customer, o.placed, o.status, money(o.cents)))
+	}
+	write(filepath.Join(dir, "orders_copy.csv"), lines)
 	lines = []string{"day,orders,revenue"}
 	for _, r := range revenue(os) {
 		lines = append(lines, fmt.Sprintf("%s,%d,%s", r.day, r.orders, money(r.cents)))
@@ -191,11 +208,30 @@ func writeSchemas(out string) {
 	schemas := map[string]string{
 		"customers":     `{"columns":[{"name":"customer_id","type":"int64"},{"name":"name","type":"text"},{"name":"email","type":"text"},{"name":"country","type":"text"},{"name":"created_at","type":"timestamp(s)"}]}`,
 		"orders":        `{"columns":[{"name":"order_id","type":"int64"},{"name":"customer_id","type":"int64"},{"name":"placed_at","type":"timestamp(s)"},{"name":"status","type":"text"},{"name":"amount","type":"decimal(10,2)"}]}`,
+		"orders_copy":   `{"columns":[{"name":"order_id","type":"int64"},{"name":"customer_id","type":"int64"},{"name":"placed_at","type":"timestamp(s)"},{"name":"status","type":"text"},{"name":"amount","type":"decimal(10,2)"}]}`,
 		"daily_revenue": `{"columns":[{"name":"day","type":"text"},{"name":"orders","type":"int64"},{"name":"revenue","type":"decimal(12,2)"}]}`,
 	}
 	for name, s := range schemas {
 		write(filepath.Join(out, "schema", name+".json"), []string{s})
 	}
+	write(filepath.Join(out, "models", "daily_revenue.sql"), []string{
+		"-- daily_revenue: paid and shipped orders of each day, from the copy of orders",
+		"select substr(placed_at, 1, 10) as day, count(*) as orders, sum(amount) as revenue",
+		"from orders_copy",
+		"where status in ('paid', 'shipped')",
+		"group by 1",
+	})
+	write(filepath.Join(out, "pipewhy.yaml"), []string{
+		"# The lineage of the shop pipeline (pipewhy demo declares it from this file).",
+		"version: 1",
+		"lineage:",
+		"  - {from: orders, to: orders_copy, relation: copy}",
+		"  - from: [orders_copy, customers]",
+		"    to: daily_revenue",
+		"    relation: transform",
+		"    transform: models/daily_revenue.sql",
+		"    columns: {revenue: [amount, status], orders: [order_id, status]}",
+	})
 }
 
 func ids(pred func(int) bool) []string {
@@ -235,13 +271,18 @@ func writeReadme(out string) {
 		"Typed schemas for the CSVs are in `schema/` (the `source.LoadColumns` format).",
 		"",
 		"Tables (key in brackets): `customers.csv` [customer_id], `orders.csv` [order_id],",
-		"`daily_revenue.csv` [day]. `daily_revenue` counts and sums the `paid` and `shipped` orders of each",
-		"day; `cancelled` and `refunded` orders earn nothing.",
+		"`orders_copy.csv` [order_id], `daily_revenue.csv` [day]. `daily_revenue` counts and sums the",
+		"`paid` and `shipped` orders of each day; `cancelled` and `refunded` orders earn nothing.",
+		"",
+		"They form a small pipeline, declared in `pipewhy.yaml`:",
+		"`orders_copy` is a copy of `orders`, and `daily_revenue` is computed from `orders_copy` and",
+		"`customers` by `models/daily_revenue.sql`.",
 		"",
 		"| table | v1 rows | v2 rows | added | removed | changed |",
 		"|---|---|---|---|---|---|",
 		fmt.Sprintf("| customers | %d | %d | 0 | 0 | 1 |", numCustomers, numCustomers),
 		fmt.Sprintf("| orders | %d | %d | %d | %d | %d |", len(orders(1)), len(orders(2)), len(added), len(removed), len(amount)+len(status)),
+		fmt.Sprintf("| orders_copy | %d | %d | %d | %d | %d |", len(orders(1)), len(orders(2)), len(added), len(removed), len(amount)+len(status)+1),
 		fmt.Sprintf("| daily_revenue | %d | %d | %d | 0 | %d |", len(r1), len(r2), len(addedDays), len(changedDays)),
 		"",
 		"## What changed from v1 to v2",
@@ -252,6 +293,9 @@ func writeReadme(out string) {
 		fmt.Sprintf("- orders with `amount` +5.00 (%d, order_id divisible by 23, not removed): order_id %s.", len(amount), strings.Join(amount, ", ")),
 		fmt.Sprintf("- orders with `status` changed (%d, order_id divisible by 29, not removed; to `refunded`): order_id %s.", len(status), strings.Join(status, ", ")),
 		"  No order has both its amount and its status changed.",
+		fmt.Sprintf("- orders_copy: v1 equals orders v1; v2 equals orders v2 except order_id %d, whose `status` is", corruptedInCopy),
+		"  `shipped` in the copy and `paid` in orders: a silently corrupted copied row. Both statuses earn",
+		"  revenue, so `daily_revenue` does not show it; `pipewhy why daily_revenue` finds it.",
 		fmt.Sprintf("- daily_revenue added (%d): day %s.", len(addedDays), strings.Join(addedDays, ", ")),
 		fmt.Sprintf("- daily_revenue changed (%d, `orders` and/or `revenue`): day %s.", len(changedDays), strings.Join(changedDays, ", ")),
 		"- Schemas are unchanged between v1 and v2.",

@@ -1,0 +1,64 @@
+package lineage
+
+import "fmt"
+
+// Code is a stable error code. Codes are only ever appended, never renamed or reused.
+type Code string
+
+// Error codes of this package.
+const (
+	CodeInvalid   Code = "PW_LINEAGE_INVALID"   // a declaration breaks a rule (self-copy, a copy with a transform, ...)
+	CodeConflict  Code = "PW_LINEAGE_CONFLICT"  // two declarations of one edge disagree on relation or transform
+	CodeUnknown   Code = "PW_LINEAGE_UNKNOWN"   // an artifact no scan and no pipewhy.yaml source has
+	CodeTransform Code = "PW_LINEAGE_TRANSFORM" // a transform names a file that does not exist
+	CodeImport    Code = "PW_LINEAGE_IMPORT"    // an OpenLineage or dbt file is malformed
+	CodeUnmapped  Code = "PW_LINEAGE_UNMAPPED"  // an imported dataset name maps to no artifact
+	CodeStore     Code = "PW_LINEAGE_STORE"     // the lineage store cannot be read or written
+	CodeFormat    Code = "PW_LINEAGE_FORMAT"    // a stored lineage version is not valid
+	CodeNotFound  Code = "PW_LINEAGE_NOT_FOUND" // an edge to remove is not declared
+)
+
+// Error is the error type of this package. Messages name artifacts, columns, files and
+// lines, never data values.
+type Error struct {
+	Code Code
+	Op   string // "declare", "sync", "import", "load", "commit", "remove", "scan"
+	Path string // the file involved, if any
+	Msg  string
+	Err  error
+}
+
+func (e *Error) Error() string {
+	s := "lineage " + e.Op
+	if e.Path != "" {
+		s += " " + e.Path
+	}
+	s += ": " + e.Msg
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return fmt.Sprintf("%s [%s]", s, e.Code)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is reports whether target is an *Error with the same Code.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// CodeOf returns the code of the first *Error in err's chain, or "".
+func CodeOf(err error) Code {
+	for err != nil {
+		if e, ok := err.(*Error); ok {
+			return e.Code
+		}
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return ""
+		}
+		err = u.Unwrap()
+	}
+	return ""
+}

@@ -1,0 +1,320 @@
+package why
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/pipewhy/pipewhy/repo"
+	"github.com/pipewhy/pipewhy/snapshot"
+)
+
+// IndexFile is the summary index of a repository's scans, relative to the repository
+// directory. It is derived data: each line summarizes one published scan snapshot, which
+// is immutable, so a line never goes stale; a missing, torn or damaged line is rebuilt
+// from the snapshot. Deleting the file costs one full load of each scan the next time.
+const IndexFile = "cache/why-index.jsonl"
+
+// Field is one column of a summarized scan.
+type Field struct {
+	ID     uint64   `json:"id"`
+	Name   string   `json:"name"`
+	Type   string   `json:"type"`   // C3 value type
+	Column []uint64 `json:"column"` // the column state words (empty without column states)
+}
+
+// Summary is what why needs of a scan to decide whether an artifact changed and whether
+// a copy matches its source, without loading the scan's record and value arrays. In the
+// index, uint64 values are JSON numbers: only this package reads the index, and Go's
+// decoder reads them exactly.
+type Summary struct {
+	Snapshot     string            `json:"snapshot"`
+	Artifact     string            `json:"artifact"`
+	FinishedAtNs uint64            `json:"finished_at_ns"`
+	Resolution   string            `json:"resolution"`
+	Coverage     string            `json:"coverage"`
+	Algorithm    string            `json:"algorithm"`
+	Profile      string            `json:"profile"`
+	Mode         string            `json:"mode"`
+	Schema       string            `json:"schema"`
+	Context      string            `json:"context"`
+	Rows         uint64            `json:"rows"`
+	Keys         []uint64          `json:"keys"`
+	Excluded     []string          `json:"excluded"`
+	Fields       []Field           `json:"fields"`
+	State        []uint64          `json:"state"`
+	Lineage      *repo.ScanLineage `json:"lineage"`
+}
+
+// Summarize returns the summary of a loaded scan.
+func Summarize(s *repo.Scan) *Summary {
+	m := s.Metadata
+	out := &Summary{Snapshot: m.ID.String(), Artifact: s.Descriptor.Artifact, FinishedAtNs: m.FinishedAtNs,
+		Resolution: string(m.Resolution), Coverage: string(m.Coverage.Status), Algorithm: m.Fingerprint.AlgorithmID,
+		Profile: m.Fingerprint.ProfileID, Mode: m.Fingerprint.Mode, Schema: m.Fingerprint.SourceSchemaID,
+		Context: m.Fingerprint.ContextID, Rows: uint64(s.Descriptor.Rows), Keys: []uint64{},
+		Excluded: slices.Clone(s.Descriptor.Excluded), State: s.State.Words(), Lineage: s.Lineage}
+	for _, k := range s.Descriptor.KeyFields {
+		out.Keys = append(out.Keys, uint64(k))
+	}
+	if out.Excluded == nil {
+		out.Excluded = []string{}
+	}
+	for i, f := range s.Descriptor.Fields {
+		sf := Field{ID: uint64(f.ID), Name: f.Name, Type: f.Type, Column: []uint64{}}
+		if s.Columns != nil {
+			sf.Column = s.Columns[i].Words()
+		}
+		out.Fields = append(out.Fields, sf)
+	}
+	return out
+}
+
+// Field returns the field called name, and whether there is one.
+func (s *Summary) Field(name string) (Field, bool) {
+	for _, f := range s.Fields {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Field{}, false
+}
+
+// KeyNames returns the key columns' names.
+func (s *Summary) KeyNames() []string {
+	var out []string
+	for _, k := range s.Keys {
+		for _, f := range s.Fields {
+			if f.ID == k {
+				out = append(out, f.Name)
+			}
+		}
+	}
+	return out
+}
+
+// History is a repository's scans as why reads them: the scan log in publication order,
+// per artifact, with summaries from the index (loaded and indexed on first use) and full
+// scans loaded on demand. "At or before" is publication order: the order of the scan log.
+type History struct {
+	repo   *repo.Repo
+	log    []repo.LogEntry
+	byArt  map[string][]int // artifact → log positions, ascending
+	pos    map[string]int   // snapshot id → log position
+	index  map[string][]byte
+	mu     sync.Mutex
+	sums   map[string]*Summary
+	scans  map[string]*repo.Scan
+	append [][]byte // new index lines, written by Save
+}
+
+// Open reads r's scan log and summary index.
+func Open(r *repo.Repo) (*History, error) {
+	log, err := r.Log()
+	if err != nil {
+		return nil, err
+	}
+	h := &History{repo: r, log: log, byArt: map[string][]int{}, pos: map[string]int{},
+		index: map[string][]byte{}, sums: map[string]*Summary{}, scans: map[string]*repo.Scan{}}
+	for i, e := range log {
+		h.byArt[e.Artifact] = append(h.byArt[e.Artifact], i)
+		h.pos[e.Snapshot] = i
+	}
+	b, err := os.ReadFile(filepath.Join(r.Dir(), IndexFile))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, &Error{Code: CodeIndex, Msg: "cannot read the summary index", Err: err}
+	}
+	// Lines are {"snapshot":"<32 hex>","sum":"<64 hex>","summary":{...}}; only the id is
+	// read now, the rest when the summary is needed.
+	const idAt = len(`{"snapshot":"`)
+	for len(b) > 0 {
+		line, rest, ok := bytes.Cut(b, []byte{'\n'})
+		b = rest
+		if !ok || len(line) < idAt+32 {
+			continue // a torn last line
+		}
+		h.index[string(line[idAt:idAt+32])] = line
+	}
+	return h, nil
+}
+
+type indexLine struct {
+	Snapshot string          `json:"snapshot"`
+	Sum      string          `json:"sum"`
+	Summary  json.RawMessage `json:"summary"`
+}
+
+// Artifacts returns every scanned artifact, ascending.
+func (h *History) Artifacts() []string {
+	out := make([]string, 0, len(h.byArt))
+	for a := range h.byArt {
+		out = append(out, a)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Snapshots returns the log positions of artifact's scans, oldest first.
+func (h *History) Snapshots(artifact string) []int { return h.byArt[artifact] }
+
+// Entry returns the log entry at position p.
+func (h *History) Entry(p int) repo.LogEntry { return h.log[p] }
+
+// Position returns the log position of snapshot id, and whether the log has it.
+func (h *History) Position(id string) (int, bool) {
+	p, ok := h.pos[id]
+	return p, ok
+}
+
+// Latest returns the log position of artifact's newest scan at or before position p,
+// and whether there is one.
+func (h *History) Latest(artifact string, p int) (int, bool) {
+	ps := h.byArt[artifact]
+	i, found := slices.BinarySearch(ps, p)
+	if found {
+		return ps[i], true
+	}
+	if i == 0 {
+		return 0, false
+	}
+	return ps[i-1], true
+}
+
+// Summary returns the summary of the scan at log position p: from the index when it has
+// a valid line, else by loading the scan (and remembering the line for Save).
+func (h *History) Summary(p int) (*Summary, error) {
+	id := h.log[p].Snapshot
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s, ok := h.sums[id]; ok {
+		return s, nil
+	}
+	if line, ok := h.index[id]; ok {
+		var il indexLine
+		if json.Unmarshal(line, &il) == nil && il.Snapshot == id && il.Sum == digest(il.Summary) {
+			var s Summary
+			dec := json.NewDecoder(bytes.NewReader(il.Summary))
+			dec.DisallowUnknownFields()
+			if dec.Decode(&s) == nil && s.Snapshot == id {
+				h.sums[id] = &s
+				return &s, nil
+			}
+		}
+	}
+	sc, err := h.scan(id)
+	if err != nil {
+		return nil, err
+	}
+	s := Summarize(sc)
+	js, err := json.Marshal(s)
+	if err != nil {
+		return nil, &Error{Code: CodeIndex, Msg: "encode summary", Err: err}
+	}
+	line, _ := json.Marshal(indexLine{Snapshot: id, Sum: digest(js), Summary: js})
+	h.append = append(h.append, line)
+	h.sums[id] = s
+	return s, nil
+}
+
+func digest(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// summaries returns the summaries at positions a and b.
+func (h *History) summaries(a, b int) (*Summary, *Summary, error) {
+	sa, err := h.Summary(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	sb, err := h.Summary(b)
+	return sa, sb, err
+}
+
+// scanPair returns the full scans at positions a and b.
+func (h *History) scanPair(a, b int) (*repo.Scan, *repo.Scan, error) {
+	sa, err := h.Scan(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	sb, err := h.Scan(b)
+	return sa, sb, err
+}
+
+// Scan returns the full scan at log position p (loaded once, validated by repo.Load).
+func (h *History) Scan(p int) (*repo.Scan, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.scan(h.log[p].Snapshot)
+}
+
+func (h *History) scan(id string) (*repo.Scan, error) {
+	if s, ok := h.scans[id]; ok {
+		return s, nil
+	}
+	sid, err := snapshot.ParseID(id)
+	if err != nil {
+		return nil, err
+	}
+	s, err := h.repo.Load(sid)
+	if err != nil {
+		return nil, err
+	}
+	h.scans[id] = s
+	return s, nil
+}
+
+// Save appends the summaries computed since Open to the index, under the repository's
+// writer lock, one line per summary written with a single write. A repository that
+// cannot be written (read-only) keeps its index as it is: Save reports the error and
+// nothing else depends on it.
+func (h *History) Save() error {
+	h.mu.Lock()
+	lines := h.append
+	h.append = nil
+	h.mu.Unlock()
+	if len(lines) == 0 {
+		return nil
+	}
+	unlock, err := h.repo.Lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	p := filepath.Join(h.repo.Dir(), IndexFile)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return &Error{Code: CodeIndex, Msg: "cannot create the index directory", Err: err}
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return &Error{Code: CodeIndex, Msg: "cannot open the summary index", Err: err}
+	}
+	defer f.Close()
+	var buf []byte
+	for _, l := range lines {
+		buf = append(append(buf, l...), '\n')
+	}
+	// A torn previous last line would swallow this write's first line; start on a new
+	// line when the file does not end with one.
+	if st, err := f.Stat(); err == nil && st.Size() > 0 {
+		last := make([]byte, 1)
+		if r, err := os.Open(p); err == nil {
+			r.ReadAt(last, st.Size()-1)
+			r.Close()
+			if last[0] != '\n' {
+				buf = append([]byte{'\n'}, buf...)
+			}
+		}
+	}
+	if _, err := f.Write(buf); err != nil {
+		return &Error{Code: CodeIndex, Msg: "cannot append to the summary index", Err: err}
+	}
+	return nil
+}
