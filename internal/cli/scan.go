@@ -39,6 +39,7 @@ mysql://host/db#orders) or the name of a source in pipewhy.yaml.
 What the snapshot keeps decides what diff can tell:
   --resolution dataset   whether anything changed, and in which columns (the default)
   --resolution record    also which records were added, removed or changed, by --key
+                         (the default when --key is given)
   --resolution value     also which fields changed, with their old and new values
 
 Examples:
@@ -60,12 +61,20 @@ Exit status: 0 published; 2 error (nothing published).`,
 			if err != nil {
 				return withExit(ExitError, err)
 			}
+			if f.resolution == "" {
+				// Neither the command line nor pipewhy.yaml chose: a key given on the
+				// command line asks for records, else the dataset resolution.
+				f.resolution = "dataset"
+				if cmd.Flags().Changed("key") {
+					f.resolution = "record"
+				}
+			}
 			return runScan(cmd.Context(), s, f, addr)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.repo, "repo", "", repoHelp)
-	fl.StringVar(&f.resolution, "resolution", "dataset", "dataset, record or value")
+	fl.StringVar(&f.resolution, "resolution", "", "dataset, record or value (default: record with --key, else dataset)")
 	fl.StringSliceVar(&f.key, "key", nil, keyHelp+" (default: the table's primary key, else the whole record)")
 	fl.StringVar(&f.profile, "profile", "strict-v1", profileHelp)
 	fl.StringVar(&f.name, "name", "", "artifact name (default: the file name without extension, or the table)")
@@ -121,7 +130,7 @@ func applyConfig(cmd *cobra.Command, f *scanFlags, arg string) (string, error) {
 	str("query", &f.query, entry.Query)
 	// A configured key serves record and value scans; a dataset scan asked for on the
 	// command line leaves it out instead of failing on it.
-	if !set("key") && entry.Key != nil && f.resolution != "dataset" {
+	if !set("key") && entry.Key != nil && f.resolution != "dataset" && f.resolution != "" {
 		f.key = entry.Key
 	}
 	if !set("exclude") && entry.Exclude != nil {

@@ -246,3 +246,54 @@ func TestScanTruncatedParquet(t *testing.T) {
 		sameTree(t, before, treeOf(t, r))
 	}
 }
+
+// TestScanKeyImpliesRecord: --key without --resolution scans at record resolution;
+// without --key the default stays dataset; an explicit --resolution dataset with --key
+// is still refused, and a key configured in pipewhy.yaml does not change the default.
+func TestScanKeyImpliesRecord(t *testing.T) {
+	r := newRepo(t)
+	orders := filepath.Join(shop, "v1", "orders.csv")
+	res := func(args ...string) (int, string) {
+		t.Helper()
+		code, out, e := runCLI(t, append([]string{"scan", "--repo", r, "--json", orders}, args...)...)
+		var got struct {
+			Resolution string `json:"resolution"`
+		}
+		if code == 0 {
+			if err := json.Unmarshal([]byte(out), &got); err != nil {
+				t.Fatalf("scan --json: %v: %s", err, out)
+			}
+		}
+		return code, got.Resolution + e
+	}
+	if code, got := res("--key", "order_id"); code != 0 || got != "record" {
+		t.Errorf("--key alone: exit %d, resolution %q, want record", code, got)
+	}
+	if code, got := res(); code != 0 || got != "dataset" {
+		t.Errorf("no --key: exit %d, resolution %q, want dataset", code, got)
+	}
+	if code, got := res("--key", "order_id", "--resolution", "value"); code != 0 || got != "value" {
+		t.Errorf("--key with --resolution value: exit %d, resolution %q", code, got)
+	}
+	if code, got := res("--key", "order_id", "--resolution", "dataset"); code != ExitError || !strings.Contains(got, "PW_SCAN_OPTIONS") {
+		t.Errorf("--key with --resolution dataset: exit %d, %q, want exit 2 PW_SCAN_OPTIONS", code, got)
+	}
+	proj := t.TempDir()
+	cfg := "version: 1\nsources:\n  orders:\n    address: " + filepath.Join(mustAbs(t, shop), "v1", "orders.csv") + "\n    key: [order_id]\n"
+	if err := os.WriteFile(filepath.Join(proj, "pipewhy.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, e := runCLI(t, "scan", "--repo", r, "--json", "--config", filepath.Join(proj, "pipewhy.yaml"), "orders")
+	if code != 0 || !strings.Contains(out, `"resolution": "dataset"`) {
+		t.Errorf("configured key, no resolution: exit %d, %s %s; want a dataset scan", code, out, e)
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	t.Helper()
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
