@@ -140,7 +140,7 @@ func TestScanBadInputPublishesNothing(t *testing.T) {
 	}{
 		{"duplicate keys", []string{"scan", dup, "--key", "id", "--resolution", "record"}, "occur more than once"},
 		{"unknown key column", []string{"scan", good, "--key", "nope", "--resolution", "record"}, `"nope"`},
-		{"key at dataset resolution", []string{"scan", good, "--key", "id"}, "record or value"},
+		{"key at dataset resolution", []string{"scan", good, "--key", "id", "--resolution", "dataset"}, "record or value"},
 		{"truncated file", []string{"scan", trunc}, "PW_SCAN_COVERAGE"},
 		{"missing file", []string{"scan", filepath.Join(dir, "absent.csv")}, "PW_SOURCE_NOT_FOUND"},
 		{"unknown resolution", []string{"scan", good, "--resolution", "cell"}, "resolution"},
