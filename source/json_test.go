@@ -433,3 +433,33 @@ func TestJSONRealMovieValues(t *testing.T) {
 		t.Errorf("IMDB Rating %q", got)
 	}
 }
+
+// A number column (inferred) takes JSON numbers only, each its literal as written; the
+// file is checked unchanged between inference and read, so these arise only from a
+// changed file, and each fails its record with PW_SOURCE_TYPE.
+func TestJSONNumberColumnConvert(t *testing.T) {
+	var s jsonlSource
+	col := csvCol{keep: true, typ: numberType}
+	for _, c := range []struct {
+		v    jval
+		code Code
+		text string
+	}{
+		{jval{kind: jNumber, raw: []byte("1.50")}, "", "1.50"},
+		{jval{kind: jNumber, raw: []byte("-0.0e-1048576")}, "", "-0.0e-1048576"},
+		{jval{kind: jNumber, raw: []byte("2E+1048577")}, CodeType, ""},
+		{jval{kind: jString, raw: []byte("1.5")}, CodeType, ""},
+		{jval{kind: jBool, b: true}, CodeType, ""},
+		{jval{kind: jNested}, CodeUnsupported, ""},
+	} {
+		var cl cell
+		code, detail := s.convert(&col, false, &c.v, &cl)
+		if code != c.code || string(cl.tb) != c.text || strings.Contains(detail, "1.5") {
+			t.Errorf("%s %q: code %q %q, text %q; want %q %q", [...]string{"", "string", "number", "bool", "null", "nested"}[c.v.kind], c.v.raw, code, detail, cl.tb, c.code, c.text)
+		}
+	}
+	var cl cell
+	if code, _ := s.convert(&col, false, &jval{kind: jNull}, &cl); code != "" || !cl.null {
+		t.Errorf("null: %q %+v", code, cl)
+	}
+}
