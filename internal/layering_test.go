@@ -19,30 +19,32 @@ const module = "github.com/pipewhy/pipewhy/"
 // package by its path (a leaf such as "internal/hugemem"). The rule of the longest matching
 // directory applies; a top-level package's own subpackages are always allowed.
 var allowed = map[string][]string{
-	"normalize":            {"internal/civil"},
-	"normalize/columnar":   {"canonical", "internal/civil", "internal/decimaltext"}, // NESTED values are graphforge-canonical/1 bytes
-	"source/duckdb":        {},
-	"source/postgres":      {},
-	"source/mysql":         {"internal/civil"},
-	"arrays":               {},
-	"snapshot":             {"internal/hugemem"},
-	"canonical":            {},
-	"canonical/arrowio":    {"internal/arrowfb"},
-	"source":               {"internal/civil", "internal/hugemem", "internal/arrowfb", "internal/decimaltext"},
-	"fingerprint":          {"normalize", "arrays", "internal/hugemem"},
-	"repo":                 {"snapshot", "source", "fingerprint", "normalize", "arrays"},
-	"scan":                 {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo"},
-	"compare":              {"snapshot", "fingerprint", "normalize", "arrays", "repo", "scan", "source"},
-	"examples":             {},
-	"config":               {"normalize"},
-	"internal":             {"*"},
-	"internal/hugemem":     {}, // a leaf: the standard library only
-	"internal/civil":       {}, // a leaf: the standard library only
-	"internal/arrowfb":     {}, // a leaf: the standard library only
-	"internal/decimaltext": {}, // a leaf: arrow-go only (the Arrow extension type source and normalize/columnar share)
-	"internal/testenv":     {}, // a leaf, and imported by tests only (testOnly)
-	"cmd":                  {"internal"},
-	"bench":                {"*"}, // benchmark programs may measure anything
+	"normalize":          {"internal/civil"},
+	"normalize/columnar": {"canonical", "internal/civil", "internal/decimaltext"}, // NESTED values are graphforge-canonical/1 bytes
+	"source/duckdb":      {},
+	"source/postgres":    {},
+	"source/mysql":       {"internal/civil"},
+	"arrays":             {},
+	"snapshot":           {"internal/hugemem"},
+	"canonical":          {},
+	"canonical/arrowio":  {"internal/arrowfb"},
+	"source":             {"internal/civil", "internal/hugemem", "internal/arrowfb", "internal/decimaltext"},
+	"fingerprint":        {"normalize", "arrays", "internal/hugemem"},
+	"repo":               {"snapshot", "source", "fingerprint", "normalize", "arrays"},
+	"scan":               {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo"},
+	"compare":            {"snapshot", "fingerprint", "normalize", "arrays", "repo", "scan", "source"},
+	"examples":           {},
+	"config":             {"normalize"},
+	"internal":           {"*"},
+	"internal/hugemem":   {}, // a leaf: the standard library only
+	"internal/civil":     {}, // a leaf: the standard library only
+	"internal/arrowfb":   {}, // a leaf: the standard library only
+	"internal/testenv":   {}, // a leaf, and imported by tests only (testOnly)
+	"cmd":                {"internal"},
+	"bench":              {"*"}, // benchmark programs may measure anything
+
+	// A leaf: arrow-go only (the Arrow extension type source and normalize/columnar share).
+	"internal/decimaltext": {},
 }
 
 // testOnly lists the packages that only tests may import.
