@@ -12,6 +12,7 @@ import (
 	"github.com/pipewhy/pipewhy/normalize"
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/pipewhy/pipewhy/snapshot"
+	"github.com/pipewhy/pipewhy/source"
 )
 
 // Options configure Diff.
@@ -73,6 +74,15 @@ func physical(f repo.Field) Physical {
 	return Physical{Arrow: f.Arrow, Source: f.Source, Width: uint64(f.Width), Nullable: f.Nullable}
 }
 
+// fieldType is f's type as source.TypeChange, the rule shared with the registry, sees it.
+func fieldType(f repo.Field) source.FieldType {
+	return source.FieldType{Family: f.Type, Arrow: f.Arrow, Source: f.Source, Width: uint64(f.Width), Nullable: f.Nullable}
+}
+
+func (p Physical) fieldType() source.FieldType {
+	return source.FieldType{Arrow: p.Arrow, Source: p.Source, Width: p.Width, Nullable: p.Nullable}
+}
+
 // PhysicalChange is a field of both snapshots whose C3 value type is the same and whose
 // Physical description differs (a Parquet annotation, a string layout, a width, the
 // nullability): information about how the data is stored, never a difference of the data.
@@ -85,30 +95,10 @@ type PhysicalChange struct {
 }
 
 // Differences names what differs, one "what old → new" phrase each, in the order
-// arrow, source, width, nullability: "source INT64/None → INT64/Int(bitWidth=64,
-// isSigned=true)", "arrow large_utf8 → utf8", "nullable → not null".
+// arrow, source, width, nullability (source.FieldType.Differences): "source INT64/None →
+// INT64/Int(bitWidth=64, isSigned=true)", "arrow large_utf8 → utf8", "nullable → not null".
 func (c PhysicalChange) Differences() []string {
-	var out []string
-	if c.A.Arrow != c.B.Arrow {
-		out = append(out, "arrow "+c.A.Arrow+" → "+c.B.Arrow)
-	}
-	if c.A.Source != c.B.Source {
-		out = append(out, "source "+c.A.Source+" → "+c.B.Source)
-	}
-	if c.A.Width != c.B.Width {
-		out = append(out, fmt.Sprintf("width %d → %d", c.A.Width, c.B.Width))
-	}
-	if c.A.Nullable != c.B.Nullable {
-		out = append(out, nullability(c.A.Nullable)+" → "+nullability(c.B.Nullable))
-	}
-	return out
-}
-
-func nullability(n bool) string {
-	if n {
-		return "nullable"
-	}
-	return "not null"
+	return c.A.fieldType().Differences(c.B.fieldType())
 }
 
 // FieldCount is the number of changed records of one field.
@@ -568,13 +558,12 @@ func sameKeys(a, b *repo.Descriptor) bool {
 
 // describeType is a field's C3 value type followed by its physical description, as
 // schema changes show it: "int (arrow int64, source INT64/None, nullable)".
-func describeType(f repo.Field) string {
-	return fmt.Sprintf("%s (arrow %s, source %s, %s)", f.Type, f.Arrow, f.Source, nullability(f.Nullable))
-}
+func describeType(f repo.Field) string { return fieldType(f).String() }
 
 // schemaChanges matches fields by stable id: added, removed, renamed (same id, new
 // name) and retyped (another C3 value type) are the logical changes; a field whose C3
-// type is the same and whose physical description differs is a PhysicalChange.
+// type is the same and whose physical description differs is a PhysicalChange
+// (source.TypeChange, the rule scan's schema changes follow too).
 func schemaChanges(a, b *repo.Descriptor) ([]SchemaChange, []PhysicalChange) {
 	out := []SchemaChange{}
 	var phys []PhysicalChange
@@ -587,11 +576,11 @@ func schemaChanges(a, b *repo.Descriptor) ([]SchemaChange, []PhysicalChange) {
 		if fa.Name != fb.Name {
 			out = append(out, SchemaChange{Kind: "renamed", FieldID: uint64(fb.ID), Name: fb.Name, OldName: fa.Name})
 		}
-		switch {
-		case fa.Type != fb.Type:
-			out = append(out, SchemaChange{Kind: "retyped", FieldID: uint64(fb.ID), Name: fb.Name,
+		switch source.TypeChange(fieldType(fa), fieldType(fb)) {
+		case source.ChangeRetyped:
+			out = append(out, SchemaChange{Kind: string(source.ChangeRetyped), FieldID: uint64(fb.ID), Name: fb.Name,
 				OldType: describeType(fa), NewType: describeType(fb)})
-		case physical(fa) != physical(fb):
+		case source.ChangePhysical:
 			phys = append(phys, PhysicalChange{FieldID: uint64(fb.ID), Name: fb.Name, Type: fb.Type, A: physical(fa), B: physical(fb)})
 		}
 	}

@@ -20,7 +20,7 @@ const module = "github.com/pipewhy/pipewhy/"
 // directory applies; a top-level package's own subpackages are always allowed.
 var allowed = map[string][]string{
 	"normalize":          {"internal/civil"},
-	"normalize/columnar": {"canonical", "internal/civil"}, // NESTED values are graphforge-canonical/1 bytes
+	"normalize/columnar": {"canonical", "internal/civil", "internal/decimaltext"}, // NESTED values are graphforge-canonical/1 bytes
 	"source/duckdb":      {},
 	"source/postgres":    {},
 	"source/mysql":       {"internal/civil"},
@@ -28,7 +28,7 @@ var allowed = map[string][]string{
 	"snapshot":           {"internal/hugemem"},
 	"canonical":          {},
 	"canonical/arrowio":  {"internal/arrowfb"},
-	"source":             {"internal/civil", "internal/hugemem", "internal/arrowfb"},
+	"source":             {"internal/civil", "internal/hugemem", "internal/arrowfb", "internal/decimaltext"},
 	"fingerprint":        {"normalize", "arrays", "internal/hugemem"},
 	"repo":               {"snapshot", "source", "fingerprint", "normalize", "arrays"},
 	"scan":               {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo", "lineage"},
@@ -45,6 +45,9 @@ var allowed = map[string][]string{
 	"internal/testenv":   {}, // a leaf, and imported by tests only (testOnly)
 	"cmd":                {"internal"},
 	"bench":              {"*"}, // benchmark programs may measure anything
+
+	// A leaf: arrow-go only (the Arrow extension type source and normalize/columnar share).
+	"internal/decimaltext": {},
 }
 
 // testOnly lists the packages that only tests may import.

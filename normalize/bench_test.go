@@ -92,3 +92,23 @@ func BenchmarkBatchValidate(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)*1024/b.Elapsed().Seconds(), "records/s")
 }
+
+// BenchmarkParseDecimal parses and encodes the decimal texts a JSON number column holds,
+// as the columnar encoder does for each value of a decimal text column.
+func BenchmarkParseDecimal(b *testing.B) {
+	for _, s := range []string{"123.45", "7", "-2.5e-3", "12345678901234567890123.5"} {
+		b.Run(s, func(b *testing.B) {
+			var dst []uint64
+			b.ReportAllocs()
+			for b.Loop() {
+				d, err := ParseDecimal(s)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if dst, err = AppendDecimal(dst[:0], &d, StrictV1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -120,7 +120,24 @@ func ParseDecimal(s string) (DecimalValue, error) {
 	}
 	d.Digits = trimLeadingZeros(intPart+frac, true)
 
-	// exponent = ±expDigits - len(frac), computed exactly.
+	// exponent = ±expDigits - len(frac), computed exactly: in an int64 when expDigits has
+	// at most 18 digits (the magnitude is then below 10**18 + len(s)), else with math/big.
+	if len(expDigits) <= 18 {
+		var e int64
+		for i := 0; i < len(expDigits); i++ {
+			e = e*10 + int64(expDigits[i]-'0')
+		}
+		if expNeg {
+			e = -e
+		}
+		e -= int64(len(frac))
+		if e < 0 {
+			d.ExponentNegative, d.ExponentMagnitude = true, uint64(-e)
+		} else {
+			d.ExponentMagnitude = uint64(e)
+		}
+		return d, nil
+	}
 	e, ok := new(big.Int).SetString(expDigits, 10)
 	if !ok {
 		return fail("malformed exponent")

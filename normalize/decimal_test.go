@@ -30,6 +30,13 @@ func TestParseDecimal(t *testing.T) {
 		{"1E+18446744073709551616", DecimalValue{Digits: "1"}, "18446744073709551616"},
 		{"1.0E-18446744073709551615", DecimalValue{Digits: "10"}, "-18446744073709551616"},
 		{"1E99999999999999999999999999999", DecimalValue{Digits: "1"}, "99999999999999999999999999999"},
+		// 18 exponent digits (computed in int64) and 19 (through math/big).
+		{"1.5e-999999999999999999", DecimalValue{Digits: "15", ExponentNegative: true, ExponentMagnitude: 1000000000000000000}, ""},
+		{"1.5e999999999999999999", DecimalValue{Digits: "15", ExponentMagnitude: 999999999999999998}, ""},
+		{"1.5e+000000000000000001", DecimalValue{Digits: "15"}, ""},
+		{"1.5e0000000000000000001", DecimalValue{Digits: "15"}, ""},
+		{"1e-1000000000000000000", DecimalValue{Digits: "1", ExponentNegative: true, ExponentMagnitude: 1000000000000000000}, ""},
+		{"-0.00e-0", DecimalValue{Negative: true, Digits: "0", ExponentNegative: true, ExponentMagnitude: 2}, ""},
 	}
 	for _, c := range cases {
 		got, err := ParseDecimal(c.in)

@@ -124,6 +124,30 @@ func FuzzParseDecimal(f *testing.F) {
 			}
 			return
 		}
+		if d.Form == DecimalFinite {
+			// Exponents of at most 18 digits are computed in an int64, longer ones with
+			// math/big: 19 more leading zeros in the exponent take the math/big path and
+			// must give the same value.
+			long := s + "e0000000000000000000" // exponent 0, written with 19 digits
+			if i := strings.LastIndexAny(s, "eE"); i >= 0 {
+				j := i + 1
+				if s[j] == '+' || s[j] == '-' {
+					j++
+				}
+				long = s[:j] + "0000000000000000000" + s[j:]
+			}
+			dl, err := ParseDecimal(long)
+			if err != nil {
+				t.Fatalf("%q: %v", long, err)
+			}
+			if (dl.ExponentBig == nil) != (d.ExponentBig == nil) || (d.ExponentBig != nil && d.ExponentBig.Cmp(dl.ExponentBig) != 0) {
+				t.Fatalf("%q and %q: exponents %v and %v", s, long, d.ExponentBig, dl.ExponentBig)
+			}
+			d.ExponentBig, dl.ExponentBig = nil, nil
+			if d != dl {
+				t.Fatalf("%q: %+v, %q: %+v", s, d, long, dl)
+			}
+		}
 		for _, p := range []Profile{StrictV1, LogicalV1} {
 			tc, w, err := EncodeValue(d, p)
 			checkEncoded(t, tc, w, err)

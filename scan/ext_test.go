@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/pipewhy/pipewhy/fingerprint"
+	"github.com/pipewhy/pipewhy/internal/decimaltext"
 	"github.com/pipewhy/pipewhy/normalize"
 	"github.com/pipewhy/pipewhy/source"
 )
@@ -38,12 +39,33 @@ func TestValueTypeExtension(t *testing.T) {
 		{&arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}, fingerprint.TypeTimestamp, true},
 		{&arrow.TimestampType{Unit: arrow.Microsecond}, fingerprint.TypeTimestamp, false},
 		{i64, fingerprint.TypeInt, false},
+		{arrow.PrimitiveTypes.Int8, fingerprint.TypeInt, false},
+		{arrow.PrimitiveTypes.Uint64, fingerprint.TypeInt, false},
+		{arrow.FixedWidthTypes.Boolean, fingerprint.TypeBool, false},
+		{arrow.PrimitiveTypes.Float32, fingerprint.TypeFloat64, false},
+		{arrow.PrimitiveTypes.Float64, fingerprint.TypeFloat64, false},
 		{arrow.BinaryTypes.String, fingerprint.TypeText, false},
+		{arrow.BinaryTypes.LargeString, fingerprint.TypeText, false},
+		{arrow.BinaryTypes.Binary, fingerprint.TypeBytes, false},
+		{arrow.BinaryTypes.LargeBinary, fingerprint.TypeBytes, false},
+		{&arrow.Decimal128Type{Precision: 10, Scale: 2}, fingerprint.TypeDecimal, false},
+		{&arrow.Decimal256Type{Precision: 40, Scale: 2}, fingerprint.TypeDecimal, false},
+		{decimaltext.New(), fingerprint.TypeDecimal, false},
 	} {
 		vt, ok := valueType(c.dt)
 		if !ok || vt != c.vt || needsExtension(c.dt) != c.ext {
 			t.Errorf("%s: value type %q %v, needs extension %v; want %q %v", c.dt, vt, ok, needsExtension(c.dt), c.vt, c.ext)
 		}
+		// The family is a value type the fingerprint context accepts.
+		sd := fingerprint.SchemaDescriptor{RenamePolicy: fingerprint.RenameKeepsIdentity, Fields: []fingerprint.SchemaField{{ID: 1, Name: "x", Type: vt}}}
+		if _, err := fingerprint.NewContext(fingerprint.XXH3, normalize.StrictV1Ext1.ID(), sd, fingerprint.Multiset); err != nil {
+			t.Errorf("%s: value type %q: %v", c.dt, vt, err)
+		}
+	}
+	// A type spelling is of no family unless it is one.
+	sd := fingerprint.SchemaDescriptor{RenamePolicy: fingerprint.RenameKeepsIdentity, Fields: []fingerprint.SchemaField{{ID: 1, Name: "x", Type: "integer"}}}
+	if _, err := fingerprint.NewContext(fingerprint.XXH3, normalize.StrictV1Ext1.ID(), sd, fingerprint.Multiset); err == nil {
+		t.Error("the fingerprint context accepts an unknown value type: the check above proves nothing")
 	}
 	if _, ok := valueType(arrow.FixedWidthTypes.MonthDayNanoInterval); ok {
 		t.Error("interval has a value type")

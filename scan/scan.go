@@ -489,35 +489,16 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 	return r, nil
 }
 
-// valueType returns the C3 value type of an Arrow type, and whether the slow path
-// supports it.
+// valueType returns the C3 value type of an Arrow type, and whether it is supported: the
+// family of its values (source.ValueFamily, the one mapping, which the registry's and
+// diff's schema changes use too).
 func valueType(dt arrow.DataType) (fingerprint.ValueType, bool) {
-	switch dt.ID() {
-	case arrow.BOOL:
-		return fingerprint.TypeBool, true
-	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
-		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
-		return fingerprint.TypeInt, true
-	case arrow.FLOAT32, arrow.FLOAT64:
-		return fingerprint.TypeFloat64, true
-	case arrow.STRING, arrow.LARGE_STRING:
-		return fingerprint.TypeText, true
-	case arrow.BINARY, arrow.LARGE_BINARY:
-		return fingerprint.TypeBytes, true
-	case arrow.DECIMAL128, arrow.DECIMAL256:
-		return fingerprint.TypeDecimal, true
-	case arrow.TIMESTAMP:
-		return fingerprint.TypeTimestamp, true
-	case arrow.DATE32, arrow.DATE64:
-		return fingerprint.TypeDate, true
-	case arrow.TIME32, arrow.TIME64:
-		return fingerprint.TypeTime, true
-	case arrow.DURATION:
-		return fingerprint.TypeDuration, true
-	case arrow.LIST, arrow.LARGE_LIST, arrow.FIXED_SIZE_LIST, arrow.STRUCT, arrow.MAP:
-		return fingerprint.TypeNested, true
+	tn, ok := source.TypeName(dt)
+	if !ok {
+		return "", false
 	}
-	return "", false
+	f, ok := source.ValueFamily(tn)
+	return fingerprint.ValueType(f), ok
 }
 
 // needsExtension reports whether a column of type dt can only be encoded under a C2

@@ -89,8 +89,9 @@
 //	timestamp(U,TZ)          zoned: the same followed by Z or ±hh:mm; TZ is UTC, ±hh:mm or an IANA name
 //
 // U is s, ms, us or ns; a fraction finer than U is an error. Each column's
-// MetaSourceType metadata is its vocabulary spelling; MetaSourceWidth holds
-// the bit width of fixed-width numeric types.
+// MetaSourceType metadata is its vocabulary spelling ("number" for an inferred JSON
+// number column, which has none); MetaSourceWidth holds the bit width of fixed-width
+// numeric types.
 //
 // # CSV
 //
@@ -164,23 +165,30 @@
 //	only booleans                     bool
 //	only integer literals             int64 when all fit, else uint64 when all are nonnegative
 //	                                  and fit, else as below
-//	numbers (fraction or exponent)    decimal(P,S): S the most fraction digits a value needs
-//	                                  (the digits after its point less its exponent: 1.50 needs
-//	                                  2, 2.5e2 none), P-S the most integer digits; P <= 76
-//	                                  (decimal128 up to 38, decimal256 above)
+//	numbers (fraction or exponent)    number: each value its literal as written, in an Arrow
+//	                                  decimal_text column (source type "number"), a decimal
+//	                                  with its own digits and exponent
 //	booleans and numbers              PW_SOURCE_TYPE
-//	numbers needing more than 76 digits  PW_SOURCE_TYPE
+//	an exponent beyond ±1048576       PW_SOURCE_TYPE
 //	nested objects or arrays          PW_SOURCE_UNSUPPORTED
 //
 // Every value is exact in its column's type: nothing is read through binary floating
-// point unless Columns asks for a float. Mixing integers and fractions gives a decimal
-// whose integers carry zeros after the point (7 in decimal(2,1) is 7.0). A column the rules
-// reject fails Open naming it: give Columns, or Exclude it; Exclude applies before
-// inference, so an excluded column is never typed (every name in Exclude must still
-// occur). Records that do not parse are skipped by inference and counted as failures by
-// the read. All JSON columns are nullable. A member absent from a record is not a null:
-// the record fails (PW_SOURCE_MISSING) unless MissingAsNull (pipewhy scan
-// --missing-as-null), recorded as the choice missing=null.
+// point unless Columns asks for a float. A number column gives no value a scale it did not
+// write, so a value never depends on the other rows: 2.5 is 2.5 beside 1.50, and 7 stays 7
+// beside 6.1 (a decimal(P,S) would store them as 2.50 and 7.0, and a row added elsewhere
+// in the file could change them). The C2 encoder reads each literal as Python's
+// Decimal(literal) (normalize.ParseDecimal; for such a column, json.loads with
+// parse_float and parse_int set to Decimal), so under strict-v1 1.50 and 1.5 differ, as
+// their literals do, and under logical-v1 they are equal; -0.0 keeps its sign under
+// strict-v1. There is no digit limit: the exponent bound keeps every value inside what C2
+// DECIMAL holds under every profile. A column the rules reject fails Open naming it: give
+// Columns, or Exclude it; Exclude applies before inference, so an excluded column is never
+// typed (every name in Exclude must still occur). Columns may instead declare a number
+// column decimal(P,S): each value then takes the scale S, by the user's choice. Records
+// that do not parse are skipped by inference and counted as failures by the read. All
+// JSON columns are nullable. A member absent from a record is not a null: the record fails
+// (PW_SOURCE_MISSING) unless MissingAsNull (pipewhy scan --missing-as-null), recorded as
+// the choice missing=null.
 //
 // # Parquet and Arrow IPC
 //
@@ -253,6 +261,7 @@
 //	bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float32 float64
 //	utf8 large_utf8 binary large_binary
 //	decimal128(P,S) decimal256(P,S)
+//	decimal_text                      the extension type pipewhy.decimal_text (internal/decimaltext)
 //	timestamp(U) timestamp(U,TZ)      U = s | ms | us | ns; TZ as in the schema
 //	date32 date64
 //	time32(s) time32(ms) time64(us) time64(ns)
@@ -306,9 +315,13 @@
 // Registry assigns field ids per namespace: a name keeps its id forever
 // (also after it disappears and returns); a new name gets the next id,
 // starting at 1; ids are never reused. Only Rename moves an id to a new
-// name, and it is recorded. Assign reports added, removed, retyped (type,
-// width or nullability) and renamed fields against the last assigned
-// schema; it never hides a change. Save writes crash-safely (temporary
+// name, and it is recorded. Assign reports added, removed, renamed, retyped
+// and physical fields against the last assigned schema; it never hides a
+// change. A field whose type spelling, width or nullability changed is
+// retyped when the family of its values (ValueFamily) changed and physical
+// otherwise (int32 → int64, decimal128(3,2) → decimal_text, nullable → not
+// null): how the values are stored, not what they are. TypeChange is that
+// rule, and package compare's diff uses it too. Save writes crash-safely (temporary
 // file, fsync, close, rename, fsync directory). The file is JSON:
 //
 //	{"format":"pipewhy.source-registry","version":1,"namespaces":{NS:{

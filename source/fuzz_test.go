@@ -14,6 +14,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/pipewhy/pipewhy/internal/decimaltext"
+	"github.com/pipewhy/pipewhy/normalize"
 )
 
 var knownCodes = map[Code]bool{
@@ -61,6 +64,24 @@ func fuzzRead(t *testing.T, name string, data []byte, opts Options) {
 				for i := 0; i < s.Len(); i++ {
 					if !utf8.ValidString(s.Value(i)) {
 						t.Fatalf("invalid UTF-8 returned")
+					}
+				}
+			}
+			// A JSON number column holds decimals that C2 encodes under every profile.
+			if d, ok := c.(*decimaltext.Array); ok {
+				s := d.Storage().(*array.String)
+				for i := 0; i < s.Len(); i++ {
+					if s.IsNull(i) {
+						continue
+					}
+					v, err := normalize.ParseDecimal(s.Value(i))
+					if err != nil {
+						t.Fatalf("number %q: %v", s.Value(i), err)
+					}
+					for _, p := range []normalize.Profile{normalize.StrictV1, normalize.LogicalV1} {
+						if _, err := normalize.AppendDecimal(nil, &v, p); err != nil {
+							t.Fatalf("number %q under %s: %v", s.Value(i), p.Name(), err)
+						}
 					}
 				}
 			}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/pipewhy/pipewhy/internal/decimaltext"
 )
 
 // jsonForms writes the same records as JSON lines and as a top-level JSON array, so that
@@ -27,7 +29,8 @@ func jsonForms(t *testing.T, records ...string) map[string]string {
 	}
 }
 
-// cellStrings renders a column: decimals at their scale, text as is, null as "null".
+// cellStrings renders a column: decimals at their scale, text and number literals as is,
+// null as "null".
 func cellStrings(t *testing.T, a arrow.Array) []string {
 	t.Helper()
 	out := make([]string, a.Len())
@@ -43,6 +46,8 @@ func cellStrings(t *testing.T, a arrow.Array) []string {
 			out[i] = c.Value(i).ToString(c.DataType().(*arrow.Decimal256Type).Scale)
 		case *array.String:
 			out[i] = c.Value(i)
+		case *decimaltext.Array:
+			out[i] = c.Storage().(*array.String).Value(i)
 		case *array.Int64:
 			out[i] = strconv.FormatInt(c.Value(i), 10)
 		case *array.Uint64:
@@ -57,8 +62,9 @@ func cellStrings(t *testing.T, a arrow.Array) []string {
 }
 
 // Inference keeps every value exact. The expected types and values are worked out by hand
-// from the rules in doc.go: S is the most fraction digits a value needs (the literal's
-// fraction digits less its exponent), P-S the most integer digits.
+// from the rules in doc.go: a column of numbers that are not all int64 or all uint64 holds
+// each literal as written (arrow decimal_text, source type "number"), whatever the other
+// rows hold.
 func TestJSONInferExactTypes(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -67,15 +73,16 @@ func TestJSONInferExactTypes(t *testing.T) {
 		values  []string
 		literal bool // recorded as mixed-as-text
 	}{
-		{"integers and fractions", []string{`{"a":7}`, `{"a":6.1}`, `{"a":null}`}, "decimal(2,1)", []string{"7.0", "6.1", "null"}, false},
-		{"fractions only", []string{`{"a":0.1}`, `{"a":1e-3}`}, "decimal(3,3)", []string{"0.100", "0.001"}, false},
-		// 1e-3 needs scale 3; 2.5E+2 = 250 needs 3 integer digits and no fraction.
-		{"exponents", []string{`{"a":1e-3}`, `{"a":2.5E+2}`, `{"a":-0}`}, "decimal(6,3)", []string{"0.001", "250.000", "0.000"}, false},
-		// Trailing zeros written in the literal count: 1.50 needs scale 2.
-		{"trailing zeros", []string{`{"a":1.50}`, `{"a":12}`}, "decimal(4,2)", []string{"1.50", "12.00"}, false},
-		{"negative and beyond int64", []string{`{"a":-1}`, `{"a":18446744073709551615}`}, "decimal(20,0)", []string{"-1", "18446744073709551615"}, false},
-		{"beyond uint64", []string{`{"a":18446744073709551616}`}, "decimal(20,0)", []string{"18446744073709551616"}, false},
-		{"76 digits", []string{`{"a":` + strings.Repeat("9", 76) + `}`}, "decimal(76,0)", []string{strings.Repeat("9", 76)}, false},
+		{"integers and fractions", []string{`{"a":7}`, `{"a":6.1}`, `{"a":null}`}, "number", []string{"7", "6.1", "null"}, false},
+		{"fractions only", []string{`{"a":0.1}`, `{"a":1e-3}`}, "number", []string{"0.1", "1e-3"}, false},
+		{"exponents", []string{`{"a":1e-3}`, `{"a":2.5E+2}`, `{"a":-0}`, `{"a":-0.0}`}, "number", []string{"1e-3", "2.5E+2", "-0", "-0.0"}, false},
+		// Trailing zeros written in a literal stay in it, and in it only: 12 stays 12.
+		{"trailing zeros", []string{`{"a":1.50}`, `{"a":12}`}, "number", []string{"1.50", "12"}, false},
+		{"negative and beyond int64", []string{`{"a":-1}`, `{"a":18446744073709551615}`}, "number", []string{"-1", "18446744073709551615"}, false},
+		{"beyond uint64", []string{`{"a":18446744073709551616}`}, "number", []string{"18446744073709551616"}, false},
+		// More digits than decimal256 holds: exact all the same.
+		{"77 digits", []string{`{"a":` + strings.Repeat("9", 77) + `}`, `{"a":0.5}`}, "number", []string{strings.Repeat("9", 77), "0.5"}, false},
+		{"exponent at the bound", []string{`{"a":1e1048576}`, `{"a":-1E-1048576}`}, "number", []string{"1e1048576", "-1E-1048576"}, false},
 		{"int64", []string{`{"a":-9223372036854775808}`, `{"a":1}`}, "int64", []string{"-9223372036854775808", "1"}, false},
 		{"uint64", []string{`{"a":18446744073709551615}`, `{"a":0}`}, "uint64", []string{"18446744073709551615", "0"}, false},
 		// A title column holding a number beside strings: text, the literal exactly.
@@ -119,10 +126,9 @@ func TestJSONInferRejects(t *testing.T) {
 		{"nested object", []string{`{"a":{"b":1}}`}, CodeUnsupported},
 		{"nested array", []string{`{"a":[1]}`, `{"a":"x"}`}, CodeUnsupported},
 		{"booleans and numbers", []string{`{"a":true}`, `{"a":1}`}, CodeType},
-		{"scale beyond 76", []string{`{"a":1e-77}`}, CodeType},
-		{"77 digits", []string{`{"a":` + strings.Repeat("9", 77) + `}`}, CodeType},
-		{"76 digits with a fraction", []string{`{"a":` + strings.Repeat("9", 76) + `}`, `{"a":0.5}`}, CodeType},
 		{"huge exponent", []string{`{"a":1e99999999999}`}, CodeType},
+		{"exponent beyond the bound", []string{`{"a":1.5}`, `{"a":1e1048577}`}, CodeType},
+		{"negative exponent beyond the bound", []string{`{"a":1.5}`, `{"a":1e-1048577}`}, CodeType},
 	}
 	for _, c := range cases {
 		for form, path := range jsonForms(t, c.records...) {
@@ -402,8 +408,9 @@ func TestJSONArrayBoundedMemory(t *testing.T) {
 }
 
 // The real movies slice (testdata/vega): the title column keeps each number's literal
-// beside the strings, and the rating column's integers and fractions are exact decimals.
-// The expected values are the file's, read with Python's json module (parse_float=Decimal).
+// beside the strings, and the rating column's integers and fractions are each exact as
+// written (7 stays 7 beside 6.1). The expected values are the file's, read with Python's
+// json module (parse_float=Decimal: 6.1 is Decimal('6.1'), 7 is 7).
 func TestJSONRealMovieValues(t *testing.T) {
 	sc, cols, ev := openRead(t, "testdata/vega/movies-slice.json", Options{})
 	if ev.Coverage.Status != StatusComplete || ev.Coverage.Expected != 17 {
@@ -421,8 +428,38 @@ func TestJSONRealMovieValues(t *testing.T) {
 	if got := col("Title"); strings.Join(got, "|") != strings.Join(titles, "|") {
 		t.Errorf("Title %q", got)
 	}
-	ratings := []string{"6.1", "6.9", "6.8", "null", "7.0", "7.0", "7.0", "7.0", "5.6", "6.9", "6.2", "7.5", "6.7", "7.8", "7.8", "5.6", "6.6"}
+	ratings := []string{"6.1", "6.9", "6.8", "null", "7", "7", "7", "7", "5.6", "6.9", "6.2", "7.5", "6.7", "7.8", "7.8", "5.6", "6.6"}
 	if got := col("IMDB Rating"); strings.Join(got, "|") != strings.Join(ratings, "|") {
 		t.Errorf("IMDB Rating %q", got)
+	}
+}
+
+// A number column (inferred) takes JSON numbers only, each its literal as written; the
+// file is checked unchanged between inference and read, so these arise only from a
+// changed file, and each fails its record with PW_SOURCE_TYPE.
+func TestJSONNumberColumnConvert(t *testing.T) {
+	var s jsonlSource
+	col := csvCol{keep: true, typ: numberType}
+	for _, c := range []struct {
+		v    jval
+		code Code
+		text string
+	}{
+		{jval{kind: jNumber, raw: []byte("1.50")}, "", "1.50"},
+		{jval{kind: jNumber, raw: []byte("-0.0e-1048576")}, "", "-0.0e-1048576"},
+		{jval{kind: jNumber, raw: []byte("2E+1048577")}, CodeType, ""},
+		{jval{kind: jString, raw: []byte("1.5")}, CodeType, ""},
+		{jval{kind: jBool, b: true}, CodeType, ""},
+		{jval{kind: jNested}, CodeUnsupported, ""},
+	} {
+		var cl cell
+		code, detail := s.convert(&col, false, &c.v, &cl)
+		if code != c.code || string(cl.tb) != c.text || strings.Contains(detail, "1.5") {
+			t.Errorf("%s %q: code %q %q, text %q; want %q %q", [...]string{"", "string", "number", "bool", "null", "nested"}[c.v.kind], c.v.raw, code, detail, cl.tb, c.code, c.text)
+		}
+	}
+	var cl cell
+	if code, _ := s.convert(&col, false, &jval{kind: jNull}, &cl); code != "" || !cl.null {
+		t.Errorf("null: %q %+v", code, cl)
 	}
 }

@@ -483,8 +483,7 @@ func openJSONL(ctx context.Context, a Address, opts Options) (_ Source, err erro
 // jinfer is the inference state of one column.
 type jinfer struct {
 	str, boolean, num, frac, nested bool
-	intFits, uintOnly, decimalOK    bool // every integer fits int64; every one fits uint64; every number fits a decimal
-	intDigits, scale                int  // the most integer digits and fraction digits of the numbers as decimals
+	intFits, uintOnly, expOK        bool // every integer fits int64; every one fits uint64; every exponent is within ±maxJSONExponent
 }
 
 // inferJSON reads every record once and types each column (first-appearance order) by
@@ -542,7 +541,7 @@ func inferJSON(ctx context.Context, a Address, c *byteCounter, size int64, opts 
 				i = len(names)
 				idx[m.k] = i
 				names = append(names, m.k)
-				st = append(st, jinfer{intFits: true, uintOnly: true, decimalOK: true})
+				st = append(st, jinfer{intFits: true, uintOnly: true, expOK: true})
 			}
 			if !excluded[m.k] {
 				st[i].add(&m.v)
@@ -557,16 +556,15 @@ func inferJSON(ctx context.Context, a Address, c *byteCounter, size int64, opts 
 	types := make([]colType, len(names))
 	literal := make([]bool, len(names))
 	for i, s := range st {
-		spell, lit, code, why := s.result()
+		typ, lit, code, why := s.result()
 		if excluded[names[i]] {
-			spell, lit, code = "text", false, ""
+			typ, lit, code = textType, false, ""
 		}
 		if code != "" {
 			return nil, nil, nil, &Error{Code: code, Op: op, Source: a.String(),
 				Detail: fmt.Sprintf("column %q: %s; give an explicit schema or exclude it", names[i], why)}
 		}
-		types[i], _ = parseType(spell)
-		literal[i] = lit
+		types[i], literal[i] = typ, lit
 	}
 	return names, types, literal, nil
 }
@@ -593,40 +591,41 @@ func (s *jinfer) add(v *jval) {
 				s.uintOnly = false
 			}
 		}
-		n, ok := splitJSONNumber(v.raw)
-		if !ok {
-			s.decimalOK = false
-			return
+		if _, _, ok := jsonExponent(v.raw); !ok {
+			s.expOK = false
 		}
-		s.intDigits = max(s.intDigits, n.intDigits())
-		s.scale = max(s.scale, n.scale())
 	}
 }
 
-// result is the column's type spelling and whether it takes literals as text, or the
-// code and reason why it has none.
-func (s *jinfer) result() (spell string, literal bool, code Code, why string) {
+var (
+	textType, _   = parseType("text")
+	boolType, _   = parseType("bool")
+	int64Type, _  = parseType("int64")
+	uint64Type, _ = parseType("uint64")
+)
+
+// result is the column's type and whether it takes literals as text, or the code and
+// reason why it has none.
+func (s *jinfer) result() (typ colType, literal bool, code Code, why string) {
 	switch {
 	case s.nested:
-		return "", false, CodeUnsupported, "nested objects or arrays"
+		return typ, false, CodeUnsupported, "nested objects or arrays"
 	case s.str:
-		return "text", s.num || s.boolean, "", ""
+		return textType, s.num || s.boolean, "", ""
 	case s.boolean && s.num:
-		return "", false, CodeType, "both booleans and numbers"
+		return typ, false, CodeType, "both booleans and numbers"
 	case s.boolean:
-		return "bool", false, "", ""
+		return boolType, false, "", ""
 	case !s.num:
-		return "text", false, "", "" // only nulls
+		return textType, false, "", "" // only nulls
 	case !s.frac && s.intFits:
-		return "int64", false, "", ""
+		return int64Type, false, "", ""
 	case !s.frac && s.uintOnly:
-		return "uint64", false, "", ""
+		return uint64Type, false, "", ""
+	case !s.expOK:
+		return typ, false, CodeType, fmt.Sprintf("a number's exponent is beyond ±%d", maxJSONExponent)
 	}
-	p := max(s.intDigits+s.scale, 1)
-	if !s.decimalOK || p > maxDecimalDigits {
-		return "", false, CodeType, fmt.Sprintf("numbers need more than %d decimal digits", maxDecimalDigits)
-	}
-	return fmt.Sprintf("decimal(%d,%d)", p, s.scale), false, "", ""
+	return numberType, false, "", ""
 }
 
 func (s *jsonlSource) Schema() *arrow.Schema { return s.schema }
@@ -839,6 +838,12 @@ func (s *jsonlSource) convert(col *csvCol, literal bool, v *jval, c *cell) (Code
 			return t.parseJSONInteger(v.raw, c)
 		case kDecimal:
 			return t.parseJSONDecimal(v.raw, c)
+		case kNumber:
+			if _, _, ok := jsonExponent(v.raw); !ok {
+				return CodeType, fmt.Sprintf("exponent beyond ±%d", maxJSONExponent)
+			}
+			s.stageText(v.raw, c) // validated by the parser: a JSON number literal
+			return "", ""
 		case kFloat:
 		default:
 			return CodeType, "JSON number in a " + t.spell + " column"

@@ -8,6 +8,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/pipewhy/pipewhy/internal/decimaltext"
 )
 
 func TestJSONLInferExact(t *testing.T) {
@@ -16,14 +18,14 @@ func TestJSONLInferExact(t *testing.T) {
 `
 	p := writeFile(t, t.TempDir(), "e.jsonl", []byte(data))
 	sc, cols, ev := openRead(t, p, Options{})
-	want := []arrow.Type{arrow.INT64, arrow.UINT64, arrow.DECIMAL128, arrow.STRING, arrow.BOOL, arrow.STRING}
+	want := []arrow.Type{arrow.INT64, arrow.UINT64, arrow.EXTENSION, arrow.STRING, arrow.BOOL, arrow.STRING}
 	for i, w := range want {
 		if sc.Field(i).Type.ID() != w {
 			t.Fatalf("column %s inferred %v, want %v", sc.Field(i).Name, sc.Field(i).Type, w)
 		}
 	}
 	// 2^53+1 is not representable in float64: exactness proves no float path. The
-	// fractions 0.1 and 1e-3 need scale 3 and no integer digit: decimal(3,3).
+	// fractions 0.1 and 1e-3 are kept as written, in a decimal text column.
 	if v := cols[0].(*array.Int64).Value(0); v != 9007199254740993 {
 		t.Fatalf("int64 %d", v)
 	}
@@ -33,8 +35,11 @@ func TestJSONLInferExact(t *testing.T) {
 	if v := cols[1].(*array.Uint64).Value(0); v != math.MaxUint64 {
 		t.Fatalf("uint64 %d", v)
 	}
-	if d := cols[2].(*array.Decimal128); d.Value(0).ToString(3) != "0.100" || d.Value(1).ToString(3) != "0.001" {
-		t.Fatalf("decimal %v", d)
+	if !decimaltext.Is(sc.Field(2).Type) {
+		t.Fatalf("column f is %v, want decimal text", sc.Field(2).Type)
+	}
+	if d := cols[2].(*decimaltext.Array).Storage().(*array.String); d.Value(0) != "0.1" || d.Value(1) != "1e-3" {
+		t.Fatalf("decimal text %v", d)
 	}
 	if cols[5].NullN() != 2 || ev.Coverage.Status != StatusComplete || ev.Choices[0] != "schema=inferred(full-scan)" {
 		t.Fatalf("nulls/coverage %+v", ev)

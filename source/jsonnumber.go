@@ -1,18 +1,18 @@
 package source
 
 import (
+	"bytes"
 	"math/big"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/decimal256"
 )
 
-// maxDecimalDigits is the largest decimal precision of the type vocabulary (decimal256).
-const maxDecimalDigits = 76
-
-// maxJSONExponent bounds the exponent of a JSON number that can become a decimal: any
-// larger one needs more than maxDecimalDigits digits anyway, and the bound keeps the
-// arithmetic far from overflow.
+// maxJSONExponent bounds the exponent a JSON number may write to be read as a number: a
+// decimal(P,S) column (P <= 76) holds no larger one anyway, and an inferred number column
+// keeps every exponent (less the fraction digits, at most MaxLineBytes) far inside what
+// C2 DECIMAL holds (a magnitude below 2**64) under every profile, so its values encode
+// without error.
 const maxJSONExponent = 1 << 20
 
 // jsonNumber is a JSON number literal as a decimal: the value is (-1 if neg) × digits ×
@@ -28,42 +28,18 @@ type jsonNumber struct {
 // parser: -?int[.frac][(e|E)[+-]digits]). ok is false when the exponent is beyond
 // ±maxJSONExponent.
 func splitJSONNumber(lit []byte) (n jsonNumber, ok bool) {
-	i := 0
-	if i < len(lit) && lit[i] == '-' {
+	e, at, ok := jsonExponent(lit)
+	if !ok {
+		return n, false
+	}
+	mant := lit[:at]
+	if len(mant) > 0 && mant[0] == '-' {
 		n.neg = true
-		i++
+		mant = mant[1:]
 	}
-	intStart := i
-	for i < len(lit) && lit[i] >= '0' && lit[i] <= '9' {
-		i++
-	}
-	intPart := lit[intStart:i]
-	var frac []byte
-	if i < len(lit) && lit[i] == '.' {
-		i++
-		fs := i
-		for i < len(lit) && lit[i] >= '0' && lit[i] <= '9' {
-			i++
-		}
-		frac = lit[fs:i]
-	}
-	e := 0
-	if i < len(lit) && (lit[i] == 'e' || lit[i] == 'E') {
-		i++
-		neg := false
-		if i < len(lit) && (lit[i] == '+' || lit[i] == '-') {
-			neg = lit[i] == '-'
-			i++
-		}
-		for ; i < len(lit); i++ {
-			e = e*10 + int(lit[i]-'0')
-			if e > maxJSONExponent {
-				return n, false
-			}
-		}
-		if neg {
-			e = -e
-		}
+	intPart, frac := mant, []byte(nil)
+	if dot := bytes.IndexByte(mant, '.'); dot >= 0 {
+		intPart, frac = mant[:dot], mant[dot+1:]
 	}
 	// The digits of int and frac are contiguous in the literal unless a '.' separates
 	// them; join them without allocating when there is no fraction.
@@ -79,16 +55,30 @@ func splitJSONNumber(lit []byte) (n jsonNumber, ok bool) {
 	return n, true
 }
 
-// scale is the number of fraction digits the literal writes, less its exponent: the
-// scale a decimal needs to hold it exactly ("1.50" needs 2, "1.5e1" needs 0).
-func (n jsonNumber) scale() int { return max(0, -n.exp) }
-
-// intDigits is the number of digits of the value's integer part (0 for |value| < 1).
-func (n jsonNumber) intDigits() int {
-	if len(n.digits) == 0 {
-		return 0
+// jsonExponent returns the exponent a JSON number literal writes (0 without one) and
+// the index of its 'e' or 'E' (len(lit) without one). ok is false when the exponent is
+// beyond ±maxJSONExponent.
+func jsonExponent(lit []byte) (e, at int, ok bool) {
+	at = bytes.IndexAny(lit, "eE")
+	if at < 0 {
+		return 0, len(lit), true
 	}
-	return max(0, len(n.digits)+n.exp)
+	i := at + 1
+	neg := false
+	if i < len(lit) && (lit[i] == '+' || lit[i] == '-') {
+		neg = lit[i] == '-'
+		i++
+	}
+	for ; i < len(lit); i++ {
+		e = e*10 + int(lit[i]-'0')
+		if e > maxJSONExponent {
+			return 0, at, false
+		}
+	}
+	if neg {
+		e = -e
+	}
+	return e, at, true
 }
 
 // parseJSONDecimal converts a JSON number literal into a decimal column exactly: the

@@ -31,10 +31,11 @@ type ChangeKind string
 
 // Schema change kinds.
 const (
-	ChangeAdded   ChangeKind = "added"
-	ChangeRemoved ChangeKind = "removed"
-	ChangeRetyped ChangeKind = "retyped" // type, width or nullability changed
-	ChangeRenamed ChangeKind = "renamed" // only through Registry.Rename
+	ChangeAdded    ChangeKind = "added"
+	ChangeRemoved  ChangeKind = "removed"
+	ChangeRetyped  ChangeKind = "retyped"  // the values' family (C3 value type) changed
+	ChangePhysical ChangeKind = "physical" // only the Arrow type, width or nullability changed
+	ChangeRenamed  ChangeKind = "renamed"  // only through Registry.Rename
 )
 
 // Change is one difference between the schema last assigned in a namespace
@@ -44,9 +45,15 @@ type Change struct {
 	FieldID uint64     `json:"field_id,string"`
 	Name    string     `json:"name"`               // the current name (the old one for removed fields)
 	OldName string     `json:"old_name,omitempty"` // renamed
-	OldType string     `json:"old_type,omitempty"` // retyped, removed: "type/width/nullable"
-	NewType string     `json:"new_type,omitempty"` // retyped, added
+	OldType string     `json:"old_type,omitempty"` // retyped, physical, removed: "type/width/nullable"
+	NewType string     `json:"new_type,omitempty"` // retyped, physical, added
+
+	from, to FieldType // retyped, physical
 }
+
+// Differences names what changed in a retyped or physical change, as
+// FieldType.Differences phrases it ("arrow int64 → int32", "nullable → not null").
+func (c Change) Differences() []string { return c.from.Differences(c.to) }
 
 // Assignment is the result of Registry.Assign.
 type Assignment struct {
@@ -97,6 +104,16 @@ type regCol struct {
 
 func (c regCol) typeString() string {
 	return fmt.Sprintf("%s/%d/%t", c.Type, c.Width, c.Nullable)
+}
+
+// fieldType is what the registry records of the column's type. A spelling ValueFamily
+// does not know (a hand-edited file) is its own family, so it never hides a retyping.
+func (c regCol) fieldType() FieldType {
+	f, ok := ValueFamily(c.Type)
+	if !ok {
+		f = "?" + c.Type
+	}
+	return FieldType{Family: f, Arrow: c.Type, Width: c.Width, Nullable: c.Nullable}
 }
 
 // Registry assigns stable field ids per source namespace and keeps them in
@@ -295,8 +312,9 @@ func diffSchemas(old, cur []regCol) []Change {
 		if p.Name != c.Name {
 			ch = append(ch, Change{Kind: ChangeRenamed, FieldID: c.ID, Name: c.Name, OldName: p.Name})
 		}
-		if p.typeString() != c.typeString() {
-			ch = append(ch, Change{Kind: ChangeRetyped, FieldID: c.ID, Name: c.Name, OldType: p.typeString(), NewType: c.typeString()})
+		if k := TypeChange(p.fieldType(), c.fieldType()); k != "" {
+			ch = append(ch, Change{Kind: k, FieldID: c.ID, Name: c.Name, OldType: p.typeString(), NewType: c.typeString(),
+				from: p.fieldType(), to: c.fieldType()})
 		}
 	}
 	for _, p := range old {

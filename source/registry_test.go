@@ -8,9 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/pipewhy/pipewhy/internal/decimaltext"
 )
 
 func schemaOf(fields ...arrow.Field) *arrow.Schema { return arrow.NewSchema(fields, nil) }
@@ -53,14 +56,17 @@ func TestRegistryLifecycle(t *testing.T) {
 	if !reflect.DeepEqual(a2.IDs, []uint64{3, 1, 2}) || a2.First || len(a2.Changes) != 0 || a2.SchemaID != a1.SchemaID {
 		t.Fatalf("second assignment %+v (first id %s)", a2, a1.SchemaID)
 	}
-	// Remove status, retype amount, add note.
+	// Remove status, narrow amount (a physical change: its values are integers still),
+	// add note.
 	a3, err := r.Assign(ns, schemaOf(fld("id", i64, false), fld("amount", arrow.PrimitiveTypes.Int32, true), fld("note", str, true)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []Change{
 		{Kind: ChangeRemoved, FieldID: 2, Name: "status", OldType: "utf8/0/false"},
-		{Kind: ChangeRetyped, FieldID: 3, Name: "amount", OldType: "int64/64/true", NewType: "int32/32/true"},
+		{Kind: ChangePhysical, FieldID: 3, Name: "amount", OldType: "int64/64/true", NewType: "int32/32/true",
+			from: FieldType{Family: "int", Arrow: "int64", Width: 64, Nullable: true},
+			to:   FieldType{Family: "int", Arrow: "int32", Width: 32, Nullable: true}},
 		{Kind: ChangeAdded, FieldID: 4, Name: "note", NewType: "utf8/0/true"},
 	}
 	if !reflect.DeepEqual(a3.Changes, want) || !reflect.DeepEqual(a3.IDs, []uint64{1, 3, 4}) || a3.SchemaID == a1.SchemaID {
@@ -110,6 +116,79 @@ func TestRegistryLifecycle(t *testing.T) {
 	}
 	if ids := r.FieldIDs(ns); ids["comment"] != 4 || ids["status"] != 2 || len(ids) != 5 {
 		t.Fatalf("FieldIDs %v", ids)
+	}
+}
+
+// A type change is retyped when the family of the values changes, and physical when only
+// how they are stored changes (TypeChange: the rule compare's diff follows too).
+func TestRegistryTypeChanges(t *testing.T) {
+	r, err := OpenRegistry(filepath.Join(t.TempDir(), "registry.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ns = "t"
+	dec := &arrow.Decimal128Type{Precision: 3, Scale: 2}
+	if _, err := r.Assign(ns, schemaOf(fld("a", arrow.PrimitiveTypes.Int64, true), fld("b", dec, true),
+		fld("c", arrow.BinaryTypes.LargeString, true), fld("d", arrow.PrimitiveTypes.Int64, true))); err != nil {
+		t.Fatal(err)
+	}
+	a, err := r.Assign(ns, schemaOf(fld("a", arrow.BinaryTypes.String, true), fld("b", decimaltext.New(), false),
+		fld("c", arrow.BinaryTypes.String, true), fld("d", arrow.PrimitiveTypes.Int64, true)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		kind  ChangeKind
+		name  string
+		diffs string
+	}
+	want := []got{
+		{ChangeRetyped, "a", "arrow int64 → utf8, width 64 → 0"},
+		{ChangePhysical, "b", "arrow decimal128(3,2) → decimal_text, nullable → not null"},
+		{ChangePhysical, "c", "arrow large_utf8 → utf8"},
+	}
+	var have []got
+	for _, c := range a.Changes {
+		have = append(have, got{c.Kind, c.Name, strings.Join(c.Differences(), ", ")})
+	}
+	if !reflect.DeepEqual(have, want) {
+		t.Errorf("changes %+v, want %+v", have, want)
+	}
+}
+
+func TestTypeChangeRule(t *testing.T) {
+	base := FieldType{Family: "decimal", Arrow: "decimal128(3,2)", Source: "decimal(3,2)", Width: 0, Nullable: true}
+	for _, c := range []struct {
+		name string
+		edit func(*FieldType)
+		want ChangeKind
+	}{
+		{"same", func(*FieldType) {}, ""},
+		{"family", func(f *FieldType) { f.Family = "float64" }, ChangeRetyped},
+		{"family and arrow", func(f *FieldType) { f.Family, f.Arrow = "text", "utf8" }, ChangeRetyped},
+		{"arrow", func(f *FieldType) { f.Arrow = "decimal_text" }, ChangePhysical},
+		{"source", func(f *FieldType) { f.Source = "number" }, ChangePhysical},
+		{"width", func(f *FieldType) { f.Width = 128 }, ChangePhysical},
+		{"nullability", func(f *FieldType) { f.Nullable = false }, ChangePhysical},
+	} {
+		b := base
+		c.edit(&b)
+		if got := TypeChange(base, b); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+	for name, want := range map[string]string{"int32": "int", "uint64": "int", "float32": "float64", "large_utf8": "text",
+		"large_binary": "bytes", "decimal256(40,2)": "decimal", "decimal_text": "decimal", "timestamp(us,UTC)": "timestamp",
+		"date64": "date", "time64(ns)": "time", "duration(s)": "duration", `list<"element":int64>`: "nested",
+		`map<"key":utf8 not null,"value":int64>`: "nested", "struct<>": "nested", "bool": "bool"} {
+		if got, ok := ValueFamily(name); !ok || got != want {
+			t.Errorf("ValueFamily(%q) = %q %v, want %q", name, got, ok, want)
+		}
+	}
+	for _, name := range []string{"", "int", "decimal(3,2)", "utf8_view", "interval"} {
+		if got, ok := ValueFamily(name); ok {
+			t.Errorf("ValueFamily(%q) = %q, want none", name, got)
+		}
 	}
 }
 

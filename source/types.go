@@ -14,6 +14,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/decimal256"
+
+	"github.com/pipewhy/pipewhy/internal/decimaltext"
 )
 
 // Column declares one column of an explicit schema: its name and a type
@@ -49,7 +51,13 @@ const (
 	kBase64 // bytes written as standard padded base64
 	kDecimal
 	kTimestamp
+	kNumber // an inferred JSON number column: each literal as written (decimaltext.Type)
 )
+
+// numberType is the type of an inferred JSON number column that is not all int64 or
+// all uint64. It has no vocabulary spelling: Columns cannot declare it; "number" is its
+// MetaSourceType, the JSON kind.
+var numberType = colType{spell: "number", kind: kNumber}
 
 // colType is a compiled vocabulary type.
 type colType struct {
@@ -103,6 +111,8 @@ func (t colType) arrowType() arrow.DataType {
 		return &arrow.Decimal256Type{Precision: t.prec, Scale: t.scale}
 	case kTimestamp:
 		return &arrow.TimestampType{Unit: t.unit, TimeZone: t.tz}
+	case kNumber:
+		return decimaltext.New()
 	}
 	panic("source: unknown kind")
 }
@@ -496,6 +506,8 @@ func (t *colType) appendCell(b array.Builder, c *cell) {
 		}
 	case kTimestamp:
 		b.(*array.TimestampBuilder).Append(arrow.Timestamp(c.i))
+	case kNumber:
+		b.(*array.ExtensionBuilder).StorageBuilder().(*array.StringBuilder).BinaryBuilder.Append(c.tb)
 	}
 }
 
@@ -609,6 +621,10 @@ func TypeName(dt arrow.DataType) (name string, ok bool) {
 		return "duration(" + u + ")", true
 	case *arrow.ListType, *arrow.LargeListType, *arrow.FixedSizeListType, *arrow.MapType, *arrow.StructType:
 		return typeNameDepth(dt, 1)
+	case *decimaltext.Type:
+		if decimaltext.Is(t) {
+			return "decimal_text", true
+		}
 	}
 	return "", false
 }

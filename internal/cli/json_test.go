@@ -20,6 +20,8 @@ type showFields struct {
 	} `json:"coverage"`
 	Fields []struct {
 		Name   string `json:"name"`
+		Type   string `json:"type"`
+		Arrow  string `json:"arrow"`
 		Source string `json:"source"`
 	} `json:"fields"`
 	Choices  []string `json:"choices"`
@@ -51,10 +53,9 @@ func scanShow(t *testing.T, r, path string, extra ...string) showFields {
 }
 
 // Real JSON arrays scan COMPLETE through the command, typed exactly: a column of integers
-// and fractions is a decimal, a title column holding numbers beside strings is text. The
-// expected types follow from the files' values by the rules of source/doc.go (worked out
-// in source/testdata/vega/README.md's terms: the most fraction digits a value writes, the
-// most integer digits).
+// and fractions is a number column (each value a decimal as written), a title column
+// holding numbers beside strings is text. The expected types follow from the files' values
+// by the rules of source/doc.go.
 func TestScanRealJSONFiles(t *testing.T) {
 	r := newRepo(t)
 	cases := []struct {
@@ -63,14 +64,14 @@ func TestScanRealJSONFiles(t *testing.T) {
 		types map[string]string
 		extra []string
 	}{
-		{"movies-slice.json", 17, map[string]string{"Title": "text", "IMDB Rating": "decimal(2,1)", "US Gross": "int64",
+		{"movies-slice.json", 17, map[string]string{"Title": "text", "IMDB Rating": "number", "US Gross": "int64",
 			"US DVD Sales": "int64", "Running Time min": "int64", "MPAA Rating": "text"}, nil},
-		{"cars-slice.json", 18, map[string]string{"Miles_per_Gallon": "decimal(3,1)", "Displacement": "decimal(4,1)",
-			"Acceleration": "decimal(3,1)", "Horsepower": "int64", "Year": "text"}, nil},
+		{"cars-slice.json", 18, map[string]string{"Miles_per_Gallon": "number", "Displacement": "number",
+			"Acceleration": "number", "Horsepower": "int64", "Year": "text"}, nil},
 		{"flights-2k-slice.json", 40, map[string]string{"date": "text", "delay": "int64", "distance": "int64"}, nil},
-		{"penguins-slice.json", 12, map[string]string{"Beak Length (mm)": "decimal(3,1)", "Beak Depth (mm)": "decimal(3,1)",
+		{"penguins-slice.json", 12, map[string]string{"Beak Length (mm)": "number", "Beak Depth (mm)": "number",
 			"Body Mass (g)": "int64", "Sex": "text"}, nil},
-		{"wheat.json", 52, map[string]string{"year": "text", "wheat": "decimal(3,1)", "wages": "decimal(4,2)"}, []string{"--missing-as-null"}},
+		{"wheat.json", 52, map[string]string{"year": "text", "wheat": "number", "wages": "number"}, []string{"--missing-as-null"}},
 		{"weekly-weather.json", 10, map[string]string{"day": "text", "id": "int64"}, []string{"--exclude", "record,normal,actual,forecast"}},
 	}
 	for _, c := range cases {
@@ -82,6 +83,9 @@ func TestScanRealJSONFiles(t *testing.T) {
 			got := map[string]string{}
 			for _, f := range s.Fields {
 				got[f.Name] = f.Source
+				if f.Source == "number" && (f.Type != "decimal" || f.Arrow != "decimal_text") {
+					t.Errorf("number column %q: type %s arrow %s, want decimal decimal_text", f.Name, f.Type, f.Arrow)
+				}
 			}
 			for name, want := range c.types {
 				if got[name] != want {

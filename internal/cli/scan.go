@@ -282,6 +282,10 @@ func printScan(s streams, res *scan.Result, asJSON bool) error {
 	fmt.Fprintf(s.out, "snapshot %s  %s  %s rows  %s  %s resolution\n", res.ID, sc.Descriptor.Artifact,
 		commas(uint64(sc.Descriptor.Rows)), m.Coverage.Status, m.Resolution)
 	for _, c := range res.Changes {
+		if c.Kind == source.ChangePhysical { // how the values are stored: a note, as diff shows it
+			fmt.Fprintf(s.out, "  physical: %s: %s\n", c.Name, strings.Join(c.Differences(), ", "))
+			continue
+		}
 		fmt.Fprintf(s.out, "  schema %s: %s\n", c.Kind, c.Name)
 	}
 	for _, reason := range m.Coverage.FailureReasons {

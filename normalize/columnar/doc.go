@@ -25,6 +25,12 @@
 //	binary, large_binary, binary_view,
 //	fixed_size_binary                  BYTES
 //	decimal32/64/128/256(p, s)         DECIMAL of v·10^-s: coefficient |v|, exponent -s
+//	extension pipewhy.decimal_text     DECIMAL of each value's text as normalize.ParseDecimal
+//	  (internal/decimaltext, utf8)     reads it (the typed-values JSON decimal): sign,
+//	                                   digits and exponent as written, so "1.50" and "1.5"
+//	                                   differ under strict profiles; text that is not a
+//	                                   decimal is PW_NORM_DECIMAL, as is an exponent C2
+//	                                   cannot hold
 //	timestamp[s|ms|us]                 TIMESTAMP; tz "" naive, "UTC" datetime.timezone.utc,
 //	                                   "±HH:MM" fixed with tzname "UTC±HH:MM" ("UTC" for a zero
 //	                                   offset), anything else a zoneinfo key (wall time, offset
@@ -37,7 +43,8 @@
 //	list, large_list, fixed_size_list,
 //	struct, map                        NESTED (ext): graphforge-canonical/1 type and value
 //	                                   bytes, where that contract accepts the type
-//	union, interval, views of lists... rejected (PW_NORM_UNSUPPORTED) under every profile
+//	union, interval, views of lists,
+//	other extension types              rejected (PW_NORM_UNSUPPORTED) under every profile
 //
 // (ext) marks the PipeWhy extension 1 types, accepted only under normalize.StrictV1Ext1
 // and normalize.LogicalV1Ext1; docs/contracts/C2-extensions.md is the contract.
@@ -54,7 +61,8 @@
 // stay in cache. Fixed-size columns without nulls skip the sizing pass. Scratch buffers
 // live in the Encoder and are reused across batches: after warm-up, Append allocates
 // only to grow the batch, except for logical-profile text that is not already NFC, the
-// first use of an IANA zone, and nested values (each is encoded through the canonical
+// first use of an IANA zone, decimal text with a fraction (normalize.ParseDecimal joins
+// its digits into one string), and nested values (each is encoded through the canonical
 // package as a one-row table).
 //
 // # Invariants

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/pipewhy/pipewhy/internal/decimaltext"
 	"github.com/pipewhy/pipewhy/normalize"
 )
 
@@ -75,6 +76,7 @@ const (
 	kDecimal64
 	kDecimal128
 	kDecimal256
+	kDecimalText // decimaltext.Type: one DECIMAL per value, parsed from its text
 	kTimestamp
 	kDate32
 	kDate64
@@ -118,6 +120,8 @@ type plan struct {
 	sel      []int32        // dictionary: value index per row, -1 for a null index
 	alt      []altText      // logical text whose NFC form differs, in row order
 	altAt    int            // write pass: alt entries already written
+	dec      []uint64       // kDecimalText: the DECIMAL payloads of the non-null rows, in row order
+	decAt    int            // write pass: dec words already written
 }
 
 type altText struct {
@@ -304,6 +308,11 @@ func (p *plan) setup(profile normalize.Profile) *Error {
 		p.kind, p.fixed, p.check, p.scale = kDecimal128, -1, true, int64(t.Scale)
 	case *arrow.Decimal256Type:
 		p.kind, p.fixed, p.check, p.scale = kDecimal256, -1, true, int64(t.Scale)
+	case arrow.ExtensionType:
+		if !decimaltext.Is(t) {
+			return unsupported("Arrow extension type " + t.ExtensionName() + " has no C2 mapping")
+		}
+		p.kind, p.fixed, p.check = kDecimalText, -1, true
 	case *arrow.TimestampType:
 		p.kind, p.check = kTimestamp, true
 		switch t.Unit {
@@ -473,7 +482,7 @@ func (e *Encoder) Append(dst *normalize.RecordBatch, rec arrow.RecordBatch) erro
 	// a time, so that the tile's records stay in cache while every column writes into
 	// them.
 	for k := range e.plans {
-		e.plans[k].altAt = 0
+		e.plans[k].altAt, e.plans[k].decAt = 0, 0
 	}
 	nf := uint64(len(e.plans))
 	for lo := 0; lo < n; lo += tileRows {
@@ -505,6 +514,7 @@ func (e *Encoder) forget() {
 		p.v = view{}
 		clear(p.alt)
 		p.alt = p.alt[:0]
+		p.dec = p.dec[:0]
 		if p.nest != nil {
 			p.nest.arena = p.nest.arena[:0]
 		}
@@ -605,6 +615,13 @@ func (p *plan) prepare(arr arrow.Array, n int) *Error {
 		}
 		v.sel = p.sel
 	}
+	if p.kind == kDecimalText {
+		ext, ok := values.(array.ExtensionArray)
+		if !ok {
+			return p.err(-1, CodeColumns, "decimal text column is not an extension array")
+		}
+		values = ext.Storage() // utf8: decimaltext.Is checked the storage type
+	}
 	v.values = values
 	data := values.Data()
 	if values.NullN() > 0 && values.DataType().ID() != arrow.NULL {
@@ -615,7 +632,7 @@ func (p *plan) prepare(arr arrow.Array, n int) *Error {
 		}
 	}
 	switch p.kind {
-	case kString, kBinary:
+	case kString, kBinary, kDecimalText:
 		return p.offsets32(data)
 	case kLargeString, kLargeBinary:
 		return p.offsets64(data)

@@ -12,8 +12,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/decimal256"
+	"github.com/apache/arrow-go/v18/arrow/extensions"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/pipewhy/pipewhy/internal/decimaltext"
 	"github.com/pipewhy/pipewhy/normalize"
 	"github.com/pipewhy/pipewhy/normalize/columnar"
 )
@@ -148,6 +150,84 @@ func TestHandWords(t *testing.T) {
 	}
 }
 
+// decText is a decimal text array of the given values ("" is a null).
+func decText(vals ...string) arrow.Array {
+	b := array.NewExtensionBuilder(mem, decimaltext.New())
+	sb := b.StorageBuilder().(*array.StringBuilder)
+	for _, v := range vals {
+		if v == "" {
+			sb.AppendNull()
+		} else {
+			sb.Append(v)
+		}
+	}
+	return b.NewArray()
+}
+
+// TestDecimalTextHandWords pins the DECIMAL words of decimal text values, derived by hand
+// from C2 PW-03.07 and Python: Decimal(text).as_tuple() gives sign, digits and exponent;
+// the payload is [sign, form, exponent sign, exponent magnitude, digit count, coefficient
+// word count, coefficient words]; logical-v1 removes trailing zeros (raising the exponent)
+// and the sign of zero. Every value's words come from its own text alone.
+func TestDecimalTextHandWords(t *testing.T) {
+	const strict, logical = normalize.StrictV1, normalize.LogicalV1
+	// 123456789012345678901235 = 6692·2**64 + 11177671081359486963 (24 digits).
+	big := []uint64{0, 0, 1, 1, 24, 2, 11177671081359486963, 6692}
+	cases := []struct {
+		text  string
+		p     normalize.Profile
+		words []uint64
+	}{
+		{"1.50", strict, []uint64{0, 0, 1, 2, 3, 1, 150}},
+		{"1.50", logical, []uint64{0, 0, 1, 1, 2, 1, 15}},
+		{"1.5", strict, []uint64{0, 0, 1, 1, 2, 1, 15}},
+		{"1.5", logical, []uint64{0, 0, 1, 1, 2, 1, 15}},
+		{"2.5", strict, []uint64{0, 0, 1, 1, 2, 1, 25}},
+		{"7", strict, []uint64{0, 0, 0, 0, 1, 1, 7}},
+		{"7", logical, []uint64{0, 0, 0, 0, 1, 1, 7}},
+		{"70", strict, []uint64{0, 0, 0, 0, 2, 1, 70}},
+		{"70", logical, []uint64{0, 0, 0, 1, 1, 1, 7}},
+		{"-0.0", strict, []uint64{1, 0, 1, 1, 1, 1, 0}},
+		{"-0.0", logical, []uint64{0, 0, 0, 0, 1, 1, 0}},
+		{"1e3", strict, []uint64{0, 0, 0, 3, 1, 1, 1}},
+		{"1e3", logical, []uint64{0, 0, 0, 3, 1, 1, 1}},
+		{"1E-2", strict, []uint64{0, 0, 1, 2, 1, 1, 1}},
+		{"-2.50e1", strict, []uint64{1, 0, 1, 1, 3, 1, 250}},
+		{"-2.50e1", logical, []uint64{1, 0, 0, 0, 2, 1, 25}},
+		{"12345678901234567890123.5", strict, big},
+		{"12345678901234567890123.5", logical, big},
+		{"NaN", strict, []uint64{0, 2, 0, 0, 0, 1, 0}},
+		{"-Infinity", strict, []uint64{1, 1, 0, 0, 1, 1, 0}},
+	}
+	for _, c := range cases {
+		tc, w := encodeOne(t, decText(c.text), c.p)
+		if tc != normalize.Decimal || !slices.Equal(w, c.words) {
+			t.Errorf("%q under %s: %v %v, want DECIMAL %v", c.text, c.p.Name(), tc, w, c.words)
+		}
+	}
+	// In one column, each value keeps its own exponent: 2.5 beside 1.50 is still 2.5.
+	schema := arrow.NewSchema([]arrow.Field{field("x", decimaltext.New())}, nil)
+	enc, err := columnar.NewEncoder(schema, []columnar.Column{{Name: "x", Field: 1}}, strict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arr := decText("1.50", "", "2.5")
+	var b normalize.RecordBatch
+	if err := enc.Append(&b, array.NewRecordBatch(schema, []arrow.Array{arr}, 3)); err != nil {
+		t.Fatal(err)
+	}
+	want := [][]uint64{
+		{1, 2, 1, 1, uint64(normalize.Decimal), 7, 0, 0, 1, 2, 3, 1, 150},
+		{1, 2, 1, 1, uint64(normalize.Null), 0},
+		{1, 2, 1, 1, uint64(normalize.Decimal), 7, 0, 0, 1, 1, 2, 1, 25},
+	}
+	for r, w := range want {
+		if got := b.Record(r); !slices.Equal(got, w) {
+			t.Errorf("row %d: %v, want %v", r, got, w)
+		}
+	}
+}
+
 func TestExtensionHandWords(t *testing.T) {
 	p := normalize.StrictV1Ext1
 	d32 := array.NewDate32Builder(mem)
@@ -217,6 +297,8 @@ func TestConstructionErrors(t *testing.T) {
 		{"dense union", arrow.DenseUnionOf([]arrow.Field{field("a", arrow.PrimitiveTypes.Int8)}, []arrow.UnionTypeCode{0}), false, normalize.StrictV1Ext1, normalize.CodeUnsupported},
 		{"dictionary of date32 v1", &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.FixedWidthTypes.Date32}, false, normalize.StrictV1, normalize.CodeUnsupported},
 		{"interval", arrow.FixedWidthTypes.MonthInterval, false, normalize.StrictV1Ext1, normalize.CodeUnsupported},
+		{"extension type other than decimal text", extensions.NewUUIDType(), false, normalize.StrictV1Ext1, normalize.CodeUnsupported},
+		{"decimal text over large_utf8", &decimaltext.Type{ExtensionBase: arrow.ExtensionBase{Storage: arrow.BinaryTypes.LargeString}}, false, normalize.StrictV1, normalize.CodeUnsupported},
 		{"tz Local", &arrow.TimestampType{Unit: arrow.Second, TimeZone: "Local"}, false, normalize.StrictV1, normalize.CodeTimezone},
 		{"tz unknown", &arrow.TimestampType{Unit: arrow.Second, TimeZone: "Mars/Olympus"}, false, normalize.StrictV1, normalize.CodeTimezone},
 		{"tz +24:00", &arrow.TimestampType{Unit: arrow.Second, TimeZone: "+24:00"}, false, normalize.StrictV1, normalize.CodeTimezone},
@@ -303,6 +385,10 @@ func TestValueErrors(t *testing.T) {
 		{"date64 not a whole day", d64.NewArray(), normalize.StrictV1Ext1, 1, normalize.CodePrecision},
 		{"date32 year 10000", d32.NewArray(), normalize.StrictV1Ext1, 2, normalize.CodeOverflow},
 		{"time32 24:00:00", t32.NewArray(), normalize.StrictV1Ext1, 0, normalize.CodeOverflow},
+		{"decimal text not a decimal", decText("1.5", "", "1.5secret"), normalize.StrictV1, 2, normalize.CodeDecimal},
+		{"decimal text empty", decText("1", "", "", "0", "+"), normalize.StrictV1, 4, normalize.CodeDecimal},
+		{"decimal text with spaces", decText(" 1"), normalize.StrictV1, 0, normalize.CodeDecimal},
+		{"decimal text exponent beyond 2**64-1", decText("1", "1.0E-18446744073709551615"), normalize.StrictV1, 1, normalize.CodeDecimal},
 	}
 	for _, c := range cases {
 		schema := arrow.NewSchema([]arrow.Field{field("x", c.arr.DataType())}, nil)

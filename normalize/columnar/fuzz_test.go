@@ -4,11 +4,13 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/pipewhy/pipewhy/internal/decimaltext"
 	"github.com/pipewhy/pipewhy/normalize"
 	"github.com/pipewhy/pipewhy/normalize/columnar"
 )
@@ -126,6 +128,76 @@ func FuzzColumnar(f *testing.F) {
 		for i, w := range want {
 			if !slices.Equal(got.Record(i), w) {
 				t.Fatalf("row %d:\n got  %v\n want %v", i, got.Record(i), w)
+			}
+		}
+	})
+}
+
+// FuzzDecimalText builds a decimal text column of arbitrary strings (with nulls and a
+// slice offset) and checks that the encoder never panics and agrees with the scalar
+// encoder over normalize.ParseDecimal's value of each string: the same words, or
+// PW_NORM_DECIMAL at the first row the scalar side cannot parse or encode.
+func FuzzDecimalText(f *testing.F) {
+	for _, s := range []string{"1.50\x002.5\x00\x00-0.0", "1e3\x001E-2\x0012345678901234567890123.5", "NaN12\x00-inf\x00+.5\x005.",
+		"1.0E-18446744073709551615\x001", "1_0\x00 1\x00١\x00", "0e99999999999999999999\x00-0.000e-18446744073709551614"} {
+		f.Add(uint8(0), uint8(1), s)
+		f.Add(uint8(1), uint8(0), s)
+	}
+	f.Fuzz(func(t *testing.T, prof, pre uint8, data string) {
+		p := allProfiles[int(prof)%len(allProfiles)]
+		texts := strings.Split(data, "\x00") // "" is a null
+		if len(texts) > 64 {
+			texts = texts[:64]
+		}
+		skip := min(int(pre)%3, len(texts))
+		arr := array.NewSlice(decText(texts...), int64(skip), int64(len(texts)))
+		schema := arrow.NewSchema([]arrow.Field{field("d", decimaltext.New())}, nil)
+		enc, err := columnar.NewEncoder(schema, []columnar.Column{{Name: "d", Field: 3}}, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got normalize.RecordBatch
+		gerr := enc.Append(&got, array.NewRecordBatch(schema, []arrow.Array{arr}, int64(arr.Len())))
+		var want [][]uint64
+		badRow := -1
+		for r, s := range texts[skip:] {
+			var v normalize.Value = normalize.Nil
+			err := error(nil)
+			if s != "" {
+				var d normalize.DecimalValue
+				if d, err = normalize.ParseDecimal(s); err == nil {
+					v = d
+				}
+			}
+			var w []uint64
+			if err == nil {
+				w, err = normalize.EncodeRecord([]normalize.Field{{ID: 3, Value: v}}, p)
+			}
+			if err != nil {
+				if normalize.CodeOf(err) != normalize.CodeDecimal {
+					t.Fatalf("row %d (%q): scalar %v", r, s, err)
+				}
+				badRow = r
+				break
+			}
+			want = append(want, w)
+		}
+		if badRow >= 0 {
+			var ce *columnar.Error
+			if !asError(gerr, &ce) || ce.Code() != normalize.CodeDecimal || ce.Row != badRow {
+				t.Fatalf("scalar fails at row %d; columnar: %v", badRow, gerr)
+			}
+			if got.Len() != 0 {
+				t.Fatal("batch changed on error")
+			}
+			return
+		}
+		if gerr != nil {
+			t.Fatalf("columnar: %v, scalar encodes every row", gerr)
+		}
+		for r, w := range want {
+			if !slices.Equal(got.Record(r), w) {
+				t.Fatalf("row %d:\n got  %v\n want %v", r, got.Record(r), w)
 			}
 		}
 	})

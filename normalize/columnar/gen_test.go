@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/pipewhy/pipewhy/internal/decimaltext"
 	"github.com/pipewhy/pipewhy/normalize"
 )
 
@@ -52,6 +53,8 @@ func v1Types() []arrow.DataType {
 		&arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "Australia/Lord_Howe"},
 		&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int16, ValueType: arrow.BinaryTypes.String},
 		&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Uint8, ValueType: arrow.PrimitiveTypes.Int64},
+		decimaltext.New(),
+		&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int16, ValueType: decimaltext.New()},
 	}
 }
 
@@ -248,12 +251,76 @@ func genValue(rng *rand.Rand, b array.Builder, typ arrow.DataType) normalize.Val
 		return timeScalar(v, unit)
 	case *array.ListBuilder, *array.LargeListBuilder, *array.FixedSizeListBuilder, *array.StructBuilder:
 		return normalize.NestedValue{Type: canonicalSchema(typ), Value: genNested(rng, b, typ, false, true)}
+	case *array.ExtensionBuilder: // decimaltext.Type
+		text, d := genDecimalText(rng)
+		b.StorageBuilder().(*array.StringBuilder).Append(text)
+		return d
 	case *array.DurationBuilder:
 		v := edge(rng, []int64{0, -1, math.MinInt64, math.MaxInt64}, func() int64 { return int64(rng.Uint64()) >> rng.IntN(64) })
 		b.Append(arrow.Duration(v))
 		return normalize.DurationValue{Value: v, Unit: [...]normalize.TimeUnit{normalize.UnitSecond, normalize.UnitMillisecond, normalize.UnitMicrosecond, normalize.UnitNanosecond}[typ.(*arrow.DurationType).Unit]}
 	}
 	panic("genValue: no generator for " + typ.String())
+}
+
+// genDecimalText returns a decimal string in Python's syntax and the Decimal it denotes,
+// built from the same random parts: sign, integer and fraction digits (leading and
+// trailing zeros kept), exponent, or a special name.
+func genDecimalText(rng *rand.Rand) (string, normalize.DecimalValue) {
+	digits := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte('0' + rng.IntN(10))
+			if rng.IntN(4) == 0 {
+				b[i] = '0'
+			}
+		}
+		return string(b)
+	}
+	var d normalize.DecimalValue
+	sign := [...]string{"", "", "-", "+"}[rng.IntN(4)]
+	d.Negative = sign == "-"
+	switch rng.IntN(12) {
+	case 0:
+		d.Form = normalize.DecimalInfinity
+		return sign + [...]string{"Infinity", "inf", "INF"}[rng.IntN(3)], d
+	case 1:
+		d.Form = normalize.DecimalNaN
+		payload := digits(rng.IntN(3))
+		d.Digits = payload
+		return sign + "NaN" + payload, d
+	case 2:
+		d.Form = normalize.DecimalSNaN
+		return sign + "sNaN", d
+	}
+	intPart, frac := digits(rng.IntN(30)), ""
+	text := sign + intPart
+	if intPart == "" || rng.IntN(2) == 0 {
+		frac = digits(rng.IntN(30))
+		if intPart == "" && frac == "" {
+			frac = "0"
+		}
+		text += "." + frac
+	}
+	exp := int64(0)
+	if rng.IntN(2) == 0 {
+		exp = rng.Int64N(2_000_001) - 1_000_000
+		if rng.IntN(2) == 0 {
+			exp = rng.Int64N(41) - 20
+		}
+		es := ""
+		if exp >= 0 && rng.IntN(2) == 0 {
+			es = "+"
+		}
+		text += [...]string{"e", "E"}[rng.IntN(2)] + es + strconv.FormatInt(exp, 10)
+	}
+	d.Digits = intPart + frac
+	if e := exp - int64(len(frac)); e < 0 {
+		d.ExponentNegative, d.ExponentMagnitude = true, uint64(-e)
+	} else {
+		d.ExponentMagnitude = uint64(e)
+	}
+	return text, d
 }
 
 func intValue(v int64) normalize.Value {

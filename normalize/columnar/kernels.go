@@ -156,6 +156,25 @@ func (e *Encoder) size(p *plan, arr arrow.Array, n int) *Error {
 				rw[r] += 1 + (len(s)+7)/8
 			}
 		}
+	case p.kind == kDecimalText:
+		// The payloads are computed here, once, by the scalar encoder's own parser and
+		// encoder (normalize.ParseDecimal, normalize.AppendDecimal), and copied by write.
+		p.dec = p.dec[:0]
+		for r := 0; r < n; r++ {
+			j := v.phys(r)
+			if j < 0 {
+				continue
+			}
+			d, err := normalize.ParseDecimal(p.strAt(j))
+			if err != nil {
+				return p.err(r, normalize.CodeDecimal, "decimal text is not a decimal number")
+			}
+			at := len(p.dec)
+			if p.dec, err = normalize.AppendDecimal(p.dec, &d, e.profile); err != nil {
+				return p.err(r, normalize.CodeOf(err), "decimal not representable: exponent out of range")
+			}
+			rw[r] += len(p.dec) - at
+		}
 	case p.kind >= kDecimal32 && p.kind <= kDecimal256:
 		for r := 0; r < n; r++ {
 			j := v.phys(r)
@@ -417,6 +436,23 @@ func (e *Encoder) write(p *plan, arr arrow.Array, lo, hi int, words []uint64) {
 		}
 	case kNested:
 		p.nest.write(p, &v, pos, words, lo, hi)
+	case kDecimalText:
+		for r := lo; r < hi; r++ {
+			at := pos[r]
+			if v.phys(r) < 0 {
+				words[at], words[at+1], words[at+2] = id, tcNull, 0
+				pos[r] = at + 3
+				continue
+			}
+			// A DECIMAL payload is six header words and its coefficient words (word 5
+			// counts them).
+			pay := p.dec[p.decAt:]
+			nw := 6 + int(pay[5])
+			words[at], words[at+1], words[at+2] = id, tcDecimal, uint64(nw)
+			copy(words[at+3:at+3+nw], pay[:nw])
+			p.decAt += nw
+			pos[r] = at + 3 + nw
+		}
 	case kDecimal32, kDecimal64, kDecimal128, kDecimal256:
 		for r := lo; r < hi; r++ {
 			at := pos[r]
