@@ -190,6 +190,15 @@ func (k *Columnar) start(t Tile, col, rows int, valid Validity, codes ...normali
 	return c, nil
 }
 
+// tileColumn returns the tile from column col of row 0 on: row r's entry is
+// out[r*t.Cols]. A tile of no rows gives nil.
+func tileColumn(t Tile, col int) []Digest {
+	if col >= len(t.Digests) {
+		return nil
+	}
+	return t.Digests[col:]
+}
+
 // nullMask returns all ones when row r is valid, else 0.
 func nullMask(valid Validity, r int) uint64 {
 	if valid.Bits == nil {
@@ -223,7 +232,7 @@ func Ints[T signed](k *Columnar, t Tile, col int, vals []T, valid Validity) (Dig
 	}
 	neg, pos := c.one[normalize.Int64], c.one[normalize.Uint64]
 	dl, dh := neg.lo^pos.lo, neg.hi^pos.hi
-	out := t.Digests[col:]
+	out := tileColumn(t, col)
 	var sum Digest
 	for r, v := range vals {
 		w := uint64(int64(v))
@@ -261,7 +270,7 @@ func Words[T signed | unsigned](k *Columnar, t Tile, col int, code normalize.Typ
 		return Digest{}, err
 	}
 	cc := c.one[code]
-	out := t.Digests[col:]
+	out := tileColumn(t, col)
 	var sum Digest
 	for r, v := range vals {
 		d := pick(k.one(cc, uint64(v)), c.absent[1], nullMask(valid, r))
@@ -283,7 +292,7 @@ func (k *Columnar) Bools(t Tile, col int, rows int, bits []byte, offset int, val
 	if err := (Validity{Bits: bits, Offset: offset}).check(rows); err != nil || bits == nil && rows > 0 {
 		return Digest{}, newErr("columnar", CodeColumn, "boolean values do not cover the rows")
 	}
-	out := t.Digests[col:]
+	out := tileColumn(t, col)
 	var sum Digest
 	for r := range rows {
 		i := offset + r
@@ -309,7 +318,7 @@ func Strings[O int32 | int64](k *Columnar, t Tile, col int, code normalize.TypeC
 	if err != nil {
 		return Digest{}, err
 	}
-	out := t.Digests[col:]
+	out := tileColumn(t, col)
 	var sum Digest
 	var fr [shortMaxWords]uint64
 	fr[0], fr[1] = c.id, uint64(code)
@@ -382,7 +391,7 @@ func (k *Columnar) Frames(t Tile, col int, rows int, words []uint64) (Digest, er
 	if err != nil {
 		return Digest{}, err
 	}
-	out := t.Digests[col:]
+	out := tileColumn(t, col)
 	var sum Digest
 	at := 0
 	for r := range rows {
@@ -425,7 +434,7 @@ func (k *Columnar) Absent(t Tile, col int, code normalize.TypeCode, rows int) (D
 		return Digest{}, err
 	}
 	d := c.absent[code]
-	out := t.Digests[col:]
+	out := tileColumn(t, col)
 	for r := range rows {
 		out[r*t.Cols] = d
 	}
