@@ -87,8 +87,7 @@ type Columnar struct {
 	ordered bool
 	maxTag  uint64
 	cols    []column
-	oneA    uint64 // the payload-count word 1 of a one-word frame, with its secret word
-	oneX    uint64 // K_F words 0 + 1
+	x01     uint64 // K_F words 0 + 1: the final round's first 16 bytes
 	buf     []byte
 	words   []uint64
 }
@@ -97,17 +96,21 @@ type Columnar struct {
 // depend on the value.
 type column struct {
 	id     uint64
-	tags   uint16                                // type codes the schema type admits
-	absent [2]Digest                             // FD([id, MISSING, 0]), FD([id, NULL, 0])
-	one    [normalize.Nested + 1]oneWordConstant // per type code, for frames [id, code, 1, v]
-	bools  [2]Digest                             // FD([id, BOOL, 1, 0]), FD([id, BOOL, 1, 1])
+	tags   uint16                              // type codes the schema type admits
+	absent [2]Digest                           // FD([id, MISSING, 0]), FD([id, NULL, 0])
+	bools  [2]Digest                           // FD([id, BOOL, 1, 0]), FD([id, BOOL, 1, 1])
+	one    [normalize.Nested + 1]headState     // per type code: [id, code, 1 | v]
+	empty  [2]Digest                           // TEXT, BYTES: FD([id, code, 1, 0])
+	short1 [2]headState                        // TEXT, BYTES of 1..8 bytes: [id, code, 2 | n, x]
+	short2 [2][8]headState                     // TEXT, BYTES of n = 9..16 bytes: [id, code, 3, n | x0, x1]
 }
 
-// oneWordConstant is the state of XXH3-128's 17–128-byte path over the 64-byte message
-// K_F ‖ [id, code, 1, v] before the 16 bytes [1, v] enter it: the path mixes K_F bytes
-// 16..31 with [id, code] and K_F bytes 0..15 with [1, v], so all of it but one
-// multiplication and the final avalanche is the same for every value of a field and code.
-type oneWordConstant struct{ lo, hi uint64 }
+// headState is XXH3-128's 17–128-byte path over K_F ‖ frame up to the frame's last 16
+// bytes (head17), for a frame shape whose other words are the same for every value of a
+// column: a one-word frame [id, code, 1 | v], a short text [id, code, 2 | n, x]. The
+// path mixes the last 16 bytes only in its final round, so a value costs that round (one
+// 64×64→128-bit multiplication) and the final avalanche (tail17).
+type headState struct{ lo, hi uint64 }
 
 // NewColumnar returns the kernels of context c, an XXH3Columnar context (else
 // CodeAlgorithm), for tiles whose columns are the fields fields: ascending ids, each in
@@ -123,11 +126,8 @@ func NewColumnar(c Context, fields []uint64) (*Columnar, error) {
 	if c.c.ext {
 		k.maxTag = uint64(normalize.Nested)
 	}
-	s := &k.keys.sField
-	k.oneA = 1 ^ sw[16]
-	k.oneX = s.k[0] + s.k[1]
+	k.x01 = k.keys.sField.k[0] + k.keys.sField.k[1]
 	h := &v2Hasher{v2Keys: k.keys}
-	l := uint64(64) // the message length of a one-word frame
 	for i, id := range fields {
 		if i > 0 && id <= fields[i-1] {
 			return nil, newErr("columnar", CodeSchemaMismatch, "tile fields are not in ascending id order")
@@ -137,17 +137,26 @@ func NewColumnar(c Context, fields []uint64) (*Columnar, error) {
 			return nil, newErr("columnar", CodeSchemaMismatch, "field "+uitoa(id)+" is not in the schema")
 		}
 		col := column{id: id, tags: c.c.fields.tags[x]}
+		head := func(frame ...uint64) headState {
+			msg := append(k.keys.kField[:], make([]byte, 8*len(frame))...)
+			putWords(msg[keySize:], frame)
+			lo, hi := head17(msg)
+			return headState{lo, hi}
+		}
 		for code := range col.one {
-			mix := (l*xxhPrime64_1 + s.lo1) ^ (id + uint64(code))
-			col.one[code] = oneWordConstant{
-				lo: mix + s.lo0,
-				hi: mulFold64(id^sw[48], uint64(code)^sw[56]) ^ (s.k[2] + s.k[3]),
+			col.one[code] = head(id, uint64(code), 1, 0)
+		}
+		for j, code := range []uint64{uint64(normalize.Text), uint64(normalize.Bytes)} {
+			col.empty[j] = h.field([]uint64{id, code, 1, 0})
+			col.short1[j] = head(id, code, 2, 0, 0)
+			for n := range col.short2[j] {
+				col.short2[j][n] = head(id, code, 3, uint64(9+n), 0, 0)
 			}
 		}
 		col.absent[0] = h.field([]uint64{id, uint64(normalize.Missing), 0})
 		col.absent[1] = h.field([]uint64{id, uint64(normalize.Null), 0})
-		col.bools[0] = k.one(col.one[normalize.Bool], 0)
-		col.bools[1] = k.one(col.one[normalize.Bool], 1)
+		col.bools[0] = h.field([]uint64{id, uint64(normalize.Bool), 1, 0})
+		col.bools[1] = h.field([]uint64{id, uint64(normalize.Bool), 1, 1})
 		k.cols = append(k.cols, col)
 	}
 	return k, nil
@@ -156,10 +165,37 @@ func NewColumnar(c Context, fields []uint64) (*Columnar, error) {
 // Fields returns the number of tile columns.
 func (k *Columnar) Fields() int { return len(k.cols) }
 
-// one returns the field digest of the frame [id, code, 1, v] from its constant.
-func (k *Columnar) one(c oneWordConstant, v uint64) Digest {
-	return finishShort(c.lo^(1+v), (c.hi+mulFold64(k.oneA, v^sw[24]))^k.oneX, 64)
+// tailMix is the final round of XXH3-128's 17–128-byte path over a message whose last
+// 16 bytes are the words a, b, from its headState; finishShort(lo, hi^x01, len) ends it.
+// (Two functions so that both inline into the kernels' loops.)
+func tailMix(h headState, a, b uint64) (lo, hi uint64) {
+	return h.lo ^ (a + b), h.hi + mulFold64(a^secret16, b^secret24)
 }
+
+// head17 returns the state of XXH3-128's 17–128-byte path over msg (17 ≤ len(msg) ≤
+// 128) before msg's last 16 bytes enter it: every round but the final one, in the
+// specification's loop form, and of the final round the part that reads msg's first 16
+// bytes. tailMix and finishShort complete it. Construction time only (it reads bytes).
+func head17(msg []byte) (lo, hi uint64) {
+	rd := func(i int) uint64 { return binary.LittleEndian.Uint64(msg[i:]) }
+	lo = uint64(len(msg)) * xxhPrime64_1
+	for i := (len(msg) - 1) / 32; i >= 1; i-- {
+		// mix32B(acc, msg+16i, msg+len-16(i+1), secret+32i)
+		a, b, s := 16*i, len(msg)-16*(i+1), 32*i
+		lo += mulFold64(rd(a)^sw[s], rd(a+8)^sw[s+8])
+		lo ^= rd(b) + rd(b+8)
+		hi += mulFold64(rd(b)^sw[s+16], rd(b+8)^sw[s+24])
+		hi ^= rd(a) + rd(a+8)
+	}
+	return lo + mulFold64(rd(0)^sw[0], rd(8)^sw[8]), hi
+}
+
+// secret16 and secret24 are the default secret's words at bytes 16 and 24 (sw[16],
+// sw[24]; tested), which the final round mixes with the message's last 16 bytes.
+const (
+	secret16 = 0xdb979083e96dd4de
+	secret24 = 0x1f67b3b7a4a44072
+)
 
 // admits reports whether column c's field may hold type code code under the context.
 func (k *Columnar) admits(c *column, code uint64) bool {
@@ -230,20 +266,7 @@ func Ints[T signed](k *Columnar, t Tile, col int, vals []T, valid Validity) (Dig
 	if err != nil {
 		return Digest{}, err
 	}
-	neg, pos := c.one[normalize.Int64], c.one[normalize.Uint64]
-	dl, dh := neg.lo^pos.lo, neg.hi^pos.hi
-	out := tileColumn(t, col)
-	var sum Digest
-	for r, v := range vals {
-		w := uint64(int64(v))
-		m := uint64(int64(v) >> 63) // all ones when negative: INT64
-		d := k.one(oneWordConstant{lo: pos.lo ^ dl&m, hi: pos.hi ^ dh&m}, w)
-		d = pick(d, c.absent[1], nullMask(valid, r))
-		out[r*t.Cols] = d
-		sum.Lo += d.Lo
-		sum.Hi += d.Hi
-	}
-	return sum, nil
+	return oneWords(k, c, t, col, vals, valid, c.one[normalize.Int64], c.one[normalize.Uint64]), nil
 }
 
 // Uints fills tile column col with the field digests [id, UINT64, 1, value], or
@@ -269,16 +292,43 @@ func Words[T signed | unsigned](k *Columnar, t Tile, col int, code normalize.Typ
 	if err != nil {
 		return Digest{}, err
 	}
-	cc := c.one[code]
+	return oneWords(k, c, t, col, vals, valid, c.one[code], c.one[code]), nil
+}
+
+// oneWords is the loop of Ints and Words: the frame [id, code, 1, v] with the head state
+// neg where v (as a signed 64-bit integer) is negative, else pos; NULL where valid says.
+// Everything but the final round and the avalanche is in the head states, and the choice
+// between them is made without a branch. Columns without a validity bitmap take a loop
+// of their own, with fewer live values.
+func oneWords[T signed | unsigned](k *Columnar, c *column, t Tile, col int, vals []T, valid Validity, neg, pos headState) Digest {
+	dl, dh := neg.lo^pos.lo, neg.hi^pos.hi
+	x := k.x01
 	out := tileColumn(t, col)
-	var sum Digest
-	for r, v := range vals {
-		d := pick(k.one(cc, uint64(v)), c.absent[1], nullMask(valid, r))
-		out[r*t.Cols] = d
-		sum.Lo += d.Lo
-		sum.Hi += d.Hi
+	stride := t.Cols
+	var slo, shi uint64
+	if valid.Bits == nil {
+		for r, v := range vals {
+			w := uint64(v) // sign-extended for signed T
+			m := uint64(int64(w) >> 63)
+			lo, hi := tailMix(headState{pos.lo ^ dl&m, pos.hi ^ dh&m}, 1, w)
+			d := finishShort(lo, hi^x, 64)
+			out[r*stride] = d
+			slo += d.Lo
+			shi += d.Hi
+		}
+		return Digest{Lo: slo, Hi: shi}
 	}
-	return sum, nil
+	null := c.absent[1]
+	for r, v := range vals {
+		w := uint64(v)
+		m := uint64(int64(w) >> 63)
+		lo, hi := tailMix(headState{pos.lo ^ dl&m, pos.hi ^ dh&m}, 1, w)
+		d := pick(finishShort(lo, hi^x, 64), null, nullMask(valid, r))
+		out[r*stride] = d
+		slo += d.Lo
+		shi += d.Hi
+	}
+	return Digest{Lo: slo, Hi: shi}
 }
 
 // Bools fills tile column col with the field digests of an Arrow boolean column, whose
@@ -322,6 +372,7 @@ func Strings[O int32 | int64](k *Columnar, t Tile, col int, code normalize.TypeC
 	var sum Digest
 	var fr [shortMaxWords]uint64
 	fr[0], fr[1] = c.id, uint64(code)
+	j := int(code - normalize.Text) // 0 TEXT, 1 BYTES
 	for r := range rows {
 		var d Digest
 		if valid.Bits != nil && !valid.valid(r) {
@@ -333,7 +384,7 @@ func Strings[O int32 | int64](k *Columnar, t Tile, col int, code normalize.TypeC
 				x.Record = r
 				return Digest{}, x
 			}
-			d = k.bytesDigest(&fr, data, int(lo), int(hi))
+			d = k.bytesDigest(c, j, &fr, data, int(lo), int(hi))
 		}
 		out[r*t.Cols] = d
 		sum.Lo += d.Lo
@@ -346,10 +397,22 @@ func Strings[O int32 | int64](k *Columnar, t Tile, col int, code normalize.TypeC
 // makes a message of at most 240 bytes.
 const maxShortBytes = 8 * (shortMaxWords - 4)
 
-// bytesDigest returns the field digest of the value data[lo:hi] with the frame header
-// fr[0], fr[1] (id, code) already set.
-func (k *Columnar) bytesDigest(fr *[shortMaxWords]uint64, data []byte, lo, hi int) Digest {
+// bytesDigest returns the field digest of the value data[lo:hi] of code TEXT (j = 0) or
+// BYTES (j = 1), with the frame header fr[0], fr[1] (id, code) already set. Values of up
+// to 16 bytes take the head states (one multiplication and the avalanche); longer ones
+// are framed in fr, or beyond maxShortBytes in k.words.
+func (k *Columnar) bytesDigest(c *column, j int, fr *[shortMaxWords]uint64, data []byte, lo, hi int) Digest {
 	n := hi - lo
+	switch {
+	case n == 0:
+		return c.empty[j]
+	case n <= 8:
+		l, h := tailMix(c.short1[j], uint64(n), loadTail(data, lo, n))
+		return finishShort(l, h^k.x01, 72)
+	case n <= 16:
+		l, h := tailMix(c.short2[j][n-9], binary.LittleEndian.Uint64(data[lo:]), loadTail(data, lo+8, n-8))
+		return finishShort(l, h^k.x01, 80)
+	}
 	w := (n + 7) / 8
 	if n > maxShortBytes {
 		words := append(k.words[:0], fr[0], fr[1], uint64(1+w))
@@ -363,20 +426,25 @@ func (k *Columnar) bytesDigest(fr *[shortMaxWords]uint64, data []byte, lo, hi in
 	for ; i+8 <= n; i += 8 {
 		p[i/8] = binary.LittleEndian.Uint64(data[lo+i:])
 	}
-	if rest := n - i; rest > 0 {
-		if lo+i+8 <= len(data) {
-			// Load a whole word and keep the value's bytes: the bytes after the value are
-			// inside data, just not part of it.
-			p[i/8] = binary.LittleEndian.Uint64(data[lo+i:]) & (1<<(8*rest) - 1)
-		} else {
-			var x uint64
-			for j := n - 1; j >= i; j-- {
-				x = x<<8 | uint64(data[lo+j])
-			}
-			p[i/8] = x
-		}
+	if i < n {
+		p[i/8] = loadTail(data, lo+i, n-i)
 	}
 	return k.keys.sField.sum(fr[:4+w])
+}
+
+// loadTail returns the n bytes (1 ≤ n ≤ 8) at data[at:] as a little-endian word, zero
+// padded: C2's packing of a value's last word.
+func loadTail(data []byte, at, n int) uint64 {
+	if at+8 <= len(data) {
+		// A whole word, masked: the bytes after the value are inside data, just not
+		// part of it.
+		return binary.LittleEndian.Uint64(data[at:]) & (^uint64(0) >> (64 - 8*n))
+	}
+	var x uint64
+	for j := at + n - 1; j >= at; j-- {
+		x = x<<8 | uint64(data[j])
+	}
+	return x
 }
 
 // Frames fills tile column col with the field digests of rows C2 frames that lie one

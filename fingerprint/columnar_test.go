@@ -1,12 +1,15 @@
 package fingerprint
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/zeebo/xxh3"
 
 	"github.com/pipewhy/pipewhy/normalize"
 )
@@ -557,3 +560,28 @@ func TestColumnarErrors(t *testing.T) {
 var time0 = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func second[T any](_ T, err error) error { return err }
+
+// TestHead17: head17, tailMix and finishShort together are XXH3-128 for every message
+// length of the 17–128-byte path, on random bytes; secret16 and secret24 are the default
+// secret's words.
+func TestHead17(t *testing.T) {
+	if secret16 != sw[16] || secret24 != sw[24] {
+		t.Fatalf("secret words %x %x, default secret %x %x", uint64(secret16), uint64(secret24), sw[16], sw[24])
+	}
+	r := rand.New(rand.NewPCG(21, 11))
+	for n := 17; n <= 128; n++ {
+		for range 50 {
+			msg := make([]byte, n)
+			for i := range msg {
+				msg[i] = byte(r.Uint32())
+			}
+			lo, hi := head17(msg)
+			lo, hi = tailMix(headState{lo, hi}, binary.LittleEndian.Uint64(msg[n-16:]), binary.LittleEndian.Uint64(msg[n-8:]))
+			x := binary.LittleEndian.Uint64(msg) + binary.LittleEndian.Uint64(msg[8:])
+			got := finishShort(lo, hi^x, uint64(n))
+			if want := xxh3.Hash128(msg); got.Lo != want.Lo || got.Hi != want.Hi {
+				t.Fatalf("%d bytes: %x, xxh3 %x", n, got, want)
+			}
+		}
+	}
+}
