@@ -96,13 +96,13 @@ type Columnar struct {
 // depend on the value.
 type column struct {
 	id     uint64
-	tags   uint16                              // type codes the schema type admits
-	absent [2]Digest                           // FD([id, MISSING, 0]), FD([id, NULL, 0])
-	bools  [2]Digest                           // FD([id, BOOL, 1, 0]), FD([id, BOOL, 1, 1])
-	one    [normalize.Nested + 1]headState     // per type code: [id, code, 1 | v]
-	empty  [2]Digest                           // TEXT, BYTES: FD([id, code, 1, 0])
-	short1 [2]headState                        // TEXT, BYTES of 1..8 bytes: [id, code, 2 | n, x]
-	short2 [2][8]headState                     // TEXT, BYTES of n = 9..16 bytes: [id, code, 3, n | x0, x1]
+	tags   uint16                          // type codes the schema type admits
+	absent [2]Digest                       // FD([id, MISSING, 0]), FD([id, NULL, 0])
+	bools  [2]Digest                       // FD([id, BOOL, 1, 0]), FD([id, BOOL, 1, 1])
+	one    [normalize.Nested + 1]headState // per type code: [id, code, 1 | v]
+	empty  [2]Digest                       // TEXT, BYTES: FD([id, code, 1, 0])
+	short1 [2]headState                    // TEXT, BYTES of 1..8 bytes: [id, code, 2 | n, x]
+	short2 [2][8]headState                 // TEXT, BYTES of n = 9..16 bytes: [id, code, 3, n | x0, x1]
 }
 
 // headState is XXH3-128's 17–128-byte path over K_F ‖ frame up to the frame's last 16
