@@ -165,11 +165,11 @@ func scanShapeColumns(batch *normalize.RecordBatch) (id, qty []int64, price []ui
 // int64, int64, float64, 12-character text, UTC timestamp), what the dataset resolution
 // with column states must compute per record under each algorithm, nothing else:
 //
-//   - v1-floor: the v1 record digest and the five v1 value digests, from the C2 words
+//   - path=v1-floor: the v1 record digest and the five v1 value digests, from the C2 words
 //     (BenchmarkScanShapeFloor's "floor");
-//   - v2-columnar: the five field-digest kernels on the columns and the record digests
+//   - path=v2-columnar: the five field-digest kernels on the columns and the record digests
 //     from the tile, summed into the state (the kernels' sums are the column states);
-//   - v2-words: the v2 record digest from the C2 words (v2Hasher.record: field digests
+//   - path=v2-words: the v2 record digest from the C2 words (v2Hasher.record: field digests
 //     and record digest), as the Engine computes it today, without column states.
 func BenchmarkScanShapeV2(b *testing.B) {
 	const n = benchTile
@@ -178,7 +178,7 @@ func BenchmarkScanShapeV2(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run("v1-floor", func(b *testing.B) {
+	b.Run("path=v1-floor", func(b *testing.B) {
 		h := newHasher(c1)
 		var lanes [12]uint64
 		loopCPU(b, n, "record", func() {
@@ -203,7 +203,7 @@ func BenchmarkScanShapeV2(b *testing.B) {
 	}
 	tile := NewTile(n, 5)
 	recs := make([]Digest, n)
-	b.Run("v2-columnar", func(b *testing.B) {
+	b.Run("path=v2-columnar", func(b *testing.B) {
 		var lanes [12]uint64
 		add := func(i int, d Digest, err error) {
 			if err != nil {
@@ -228,7 +228,7 @@ func BenchmarkScanShapeV2(b *testing.B) {
 		})
 		sink += lanes[0] ^ lanes[11]
 	})
-	b.Run("v2-words", func(b *testing.B) {
+	b.Run("path=v2-words", func(b *testing.B) {
 		h := newV2Hasher(c2)
 		var lo, hi uint64
 		loopCPU(b, n, "record", func() {
