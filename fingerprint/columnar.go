@@ -3,6 +3,7 @@ package fingerprint
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/pipewhy/pipewhy/normalize"
@@ -400,7 +401,7 @@ const maxShortBytes = 8 * (shortMaxWords - 4)
 // bytesDigest returns the field digest of the value data[lo:hi] of code TEXT (j = 0) or
 // BYTES (j = 1), with the frame header fr[0], fr[1] (id, code) already set. Values of up
 // to 16 bytes take the head states (one multiplication and the avalanche); longer ones
-// are framed in fr, or beyond maxShortBytes in k.words.
+// are framed in fr, or beyond maxShortBytes in k.words, and hashed there.
 func (k *Columnar) bytesDigest(c *column, j int, fr *[shortMaxWords]uint64, data []byte, lo, hi int) Digest {
 	n := hi - lo
 	switch {
@@ -414,22 +415,33 @@ func (k *Columnar) bytesDigest(c *column, j int, fr *[shortMaxWords]uint64, data
 		return finishShort(l, h^k.x01, 80)
 	}
 	w := (n + 7) / 8
-	if n > maxShortBytes {
-		words := append(k.words[:0], fr[0], fr[1], uint64(1+w))
-		words = normalize.AppendBytes(words, data[lo:hi])
-		k.words = words
-		return keyed(&k.buf, &k.keys.kField, &k.keys.sField, words)
+	var frame []uint64
+	if n <= maxShortBytes {
+		frame = fr[:4+w]
+	} else {
+		frame = slices.Grow(k.words[:0], 4+w)[:4+w]
+		k.words = frame
+		frame[0], frame[1] = fr[0], fr[1]
 	}
-	fr[2], fr[3] = uint64(1+w), uint64(n)
-	p := fr[4 : 4+w]
-	i := 0
-	for ; i+8 <= n; i += 8 {
-		p[i/8] = binary.LittleEndian.Uint64(data[lo+i:])
+	frame[2], frame[3] = uint64(1+w), uint64(n)
+	p := frame[4:]
+	if hostLittleEndian {
+		// The packed words are the bytes themselves, zero padded.
+		p[w-1] = 0
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&p[0])), 8*w), data[lo:hi])
+	} else {
+		i := 0
+		for ; i+8 <= n; i += 8 {
+			p[i/8] = binary.LittleEndian.Uint64(data[lo+i:])
+		}
+		if i < n {
+			p[i/8] = loadTail(data, lo+i, n-i)
+		}
 	}
-	if i < n {
-		p[i/8] = loadTail(data, lo+i, n-i)
+	if n <= maxShortBytes {
+		return k.keys.sField.sum(frame)
 	}
-	return k.keys.sField.sum(fr[:4+w])
+	return keyed(&k.buf, &k.keys.kField, &k.keys.sField, frame)
 }
 
 // loadTail returns the n bytes (1 ≤ n ≤ 8) at data[at:] as a little-endian word, zero

@@ -163,14 +163,15 @@ func scanShapeColumns(batch *normalize.RecordBatch) (id, qty []int64, price []ui
 
 // BenchmarkScanShapeV2 compares, on BenchmarkScanShapeFloor's tile (issue 7's rows:
 // int64, int64, float64, 12-character text, UTC timestamp), what the dataset resolution
-// with column states must compute per record under each algorithm, nothing else:
+// must compute per record under each algorithm, nothing else:
 //
-//   - path=v1-floor: the v1 record digest and the five v1 value digests, from the C2 words
-//     (BenchmarkScanShapeFloor's "floor");
-//   - path=v2-columnar: the five field-digest kernels on the columns and the record digests
-//     from the tile, summed into the state (the kernels' sums are the column states);
-//   - path=v2-words: the v2 record digest from the C2 words (v2Hasher.record: field digests
-//     and record digest), as the Engine computes it today, without column states.
+//   - path=v1-floor: the v1 record digest and the five v1 value digests of the column
+//     states, from the C2 words (BenchmarkScanShapeFloor's "floor");
+//   - path=v1-record-only: the v1 record digests alone (no column states);
+//   - path=v2-columnar: the five field-digest kernels on the columns and the record
+//     digests from the tile, summed (the kernels' sums are the column states);
+//   - path=v2-words: the v2 record digests from the C2 words (v2Hasher.record: field
+//     digests and record digest), as the Engine computes them today.
 func BenchmarkScanShapeV2(b *testing.B) {
 	const n = benchTile
 	c1, batch, spans := scanShapeTile(b, n)
@@ -178,24 +179,8 @@ func BenchmarkScanShapeV2(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run("path=v1-floor", func(b *testing.B) {
-		h := newHasher(c1)
-		var lanes [12]uint64
-		loopCPU(b, n, "record", func() {
-			for i := range n {
-				off, ln := batch.Offsets[i], batch.Lengths[i]
-				d := h.record(0, batch.Words[off:off+ln])
-				lanes[0] += d.Lo
-				lanes[1] += d.Hi
-				for f, s := range spans[5*i : 5*i+5] {
-					d := h.digest(false, 0, batch.Words[s[0]:s[1]])
-					lanes[2+2*f] += d.Lo
-					lanes[3+2*f] += d.Hi
-				}
-			}
-		})
-		sink += lanes[0] ^ lanes[11]
-	})
+	b.Run("path=v1-floor", v1Floor(c1, batch, spans, true))
+	b.Run("path=v1-record-only", v1Floor(c1, batch, spans, false))
 	id, qty, price, offs, text, ts := scanShapeColumns(batch)
 	k, err := NewColumnar(c2, []uint64{1, 2, 3, 4, 5})
 	if err != nil {
@@ -228,11 +213,17 @@ func BenchmarkScanShapeV2(b *testing.B) {
 		})
 		sink += lanes[0] ^ lanes[11]
 	})
-	b.Run("path=v2-words", func(b *testing.B) {
-		h := newV2Hasher(c2)
+	b.Run("path=v2-words", v2Words(c2, batch))
+}
+
+// v2Words digests each record of batch from its C2 words under v2 context c, summing into
+// lanes, and reports wall and CPU ns/record.
+func v2Words(c Context, batch *normalize.RecordBatch) func(b *testing.B) {
+	return func(b *testing.B) {
+		h := newV2Hasher(c)
 		var lo, hi uint64
-		loopCPU(b, n, "record", func() {
-			for i := range n {
+		loopCPU(b, batch.Len(), "record", func() {
+			for i := range batch.Len() {
 				off, ln := batch.Offsets[i], batch.Lengths[i]
 				d := h.record(false, 0, batch.Words[off:off+ln])
 				lo += d.Lo
@@ -240,7 +231,59 @@ func BenchmarkScanShapeV2(b *testing.B) {
 			}
 		})
 		sink += lo ^ hi
+	}
+}
+
+// BenchmarkWords32V2 is BenchmarkScanShapeV2's comparison on BenchmarkDigestSum's 32-word
+// records (a UINT64 and a 168-byte TEXT), benchTile of them, in cache.
+func BenchmarkWords32V2(b *testing.B) {
+	const n = benchTile
+	c1 := mustContext(b, XXH3, Multiset)
+	c2 := mustContext(b, XXH3Columnar, Multiset)
+	batch := &normalize.RecordBatch{ProfileID: strictID}
+	var spans [][2]int
+	ids := make([]uint64, n)
+	offs := make([]int32, n+1)
+	var text []byte
+	var w [8]byte
+	for i := range n {
+		x := uint64(i) * 0x9e3779b97f4a7c15
+		at := len(batch.Words)
+		batch.Words = append(batch.Words, 1, 2, 2, 1, 4, 1, uint64(i), 7, 6, 22, 168)
+		for j := range 21 {
+			batch.Words = append(batch.Words, x+uint64(j))
+			binary.LittleEndian.PutUint64(w[:], x+uint64(j))
+			text = append(text, w[:]...)
+		}
+		batch.Offsets = append(batch.Offsets, uint64(at))
+		batch.Lengths = append(batch.Lengths, 32)
+		spans = append(spans, [2]int{at + 3, at + 7}, [2]int{at + 7, at + 32})
+		ids[i] = uint64(i)
+		offs[i+1] = int32(len(text))
+	}
+	b.Run("path=v1-floor", v1Floor(c1, batch, spans, true))
+	b.Run("path=v1-record-only", v1Floor(c1, batch, spans, false))
+	k, err := NewColumnar(c2, []uint64{1, 7})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tile := NewTile(n, 2)
+	recs := make([]Digest, n)
+	b.Run("path=v2-columnar", func(b *testing.B) {
+		var lo, hi uint64
+		loopCPU(b, n, "record", func() {
+			_, err1 := Uints(k, tile, 0, ids, Validity{})
+			_, err2 := Strings(k, tile, 1, normalize.Text, offs, text, Validity{})
+			d, err3 := k.Records(recs, tile, 0)
+			if err1 != nil || err2 != nil || err3 != nil {
+				b.Fatal(err1, err2, err3)
+			}
+			lo += d.Lo
+			hi += d.Hi
+		})
+		sink += lo ^ hi
 	})
+	b.Run("path=v2-words", v2Words(c2, batch))
 }
 
 // BenchmarkColumnarPool is the columnar counterpart of BenchmarkDigestSum's 32-word
