@@ -287,7 +287,7 @@ func TestColumnarKernels(t *testing.T) {
 				var words []uint64
 				var frames [][]uint64
 				for range rows {
-					fr := randFrameV2(r, f)
+					fr := randValue(r, f, true)
 					frames = append(frames, fr)
 					words = append(words, fr...)
 				}
@@ -345,7 +345,7 @@ func TestColumnarRecords(t *testing.T) {
 			for i := range recs {
 				var frames [][]uint64
 				for j, f := range fields {
-					fr := randFrameV2(r, f)
+					fr := randValue(r, f, true)
 					frames = append(frames, fr)
 					colWords[j] = append(colWords[j], fr...)
 				}

@@ -1,15 +1,10 @@
 package fingerprint
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"math/big"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
@@ -22,69 +17,39 @@ import (
 // package).
 const fixtureV2Path = "../tests/fixtures/fingerprint_v2.json"
 
-type fxV2Digest struct {
-	Record     string   `json:"record"`
-	Kind       string   `json:"kind"`
-	Of         string   `json:"of"`
-	Field      string   `json:"field"`
-	Fields     []string `json:"fields"`
-	Words      []string `json:"words"`
-	Position   *string  `json:"position"`
-	MessageHex string   `json:"message_hex"`
-	DigestHex  string   `json:"digest_hex"`
-	Lo         string   `json:"lo"`
-	Hi         string   `json:"hi"`
-}
-
 type fixtureV2 struct {
-	Contract  string            `json:"contract"`
-	Section   string            `json:"section"`
-	Note      string            `json:"note"`
-	Algorithm string            `json:"algorithm"`
-	Labels    map[string]string `json:"labels"`
-	Profile   string            `json:"profile"`
-	Schema    struct {
-		RenamePolicy string `json:"rename_policy"`
-		Fields       []struct {
-			ID   string `json:"id"`
-			Type string `json:"type"`
-		} `json:"fields"`
-		Descriptor string `json:"descriptor"`
-		ID         string `json:"id"`
-	} `json:"schema"`
+	Contract  string              `json:"contract"`
+	Section   string              `json:"section"`
+	Note      string              `json:"note"`
+	Algorithm string              `json:"algorithm"`
+	Labels    map[string]string   `json:"labels"`
+	Profile   string              `json:"profile"`
+	Schema    fxSchema            `json:"schema"`
 	Records   map[string][]string `json:"records"`
 	KeyFields []string            `json:"key_fields"`
 	Contexts  []struct {
-		Mode       string                  `json:"mode"`
-		Descriptor string                  `json:"descriptor"`
-		ID         string                  `json:"id"`
-		Keys       map[string]string       `json:"keys"`
-		Fields     map[string][]fxV2Digest `json:"fields"`
+		Mode       string                `json:"mode"`
+		Descriptor string                `json:"descriptor"`
+		ID         string                `json:"id"`
+		Keys       map[string]string     `json:"keys"`
+		Fields     map[string][]fxDigest `json:"fields"`
 		Datasets   []struct {
-			Name    string       `json:"name"`
-			Records []string     `json:"records"`
-			Digests []fxV2Digest `json:"digests"`
-			State   []string     `json:"state"`
+			Name    string     `json:"name"`
+			Records []string   `json:"records"`
+			Digests []fxDigest `json:"digests"`
+			State   []string   `json:"state"`
 			Columns []struct {
 				Field string   `json:"field"`
 				State []string `json:"state"`
 			} `json:"columns"`
 		} `json:"datasets"`
-		Extra []fxV2Digest `json:"extra"`
+		Extra []fxDigest `json:"extra"`
 	} `json:"contexts"`
 }
 
 func TestV2Fixture(t *testing.T) {
-	b, err := os.ReadFile(fixtureV2Path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var fx fixtureV2
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&fx); err != nil {
-		t.Fatal(err)
-	}
+	loadJSON(t, fixtureV2Path, &fx)
 	dec1 := func(s string) uint64 { return decWords(t, []string{s})[0] }
 	profileFormula := "pipewhy.normalization/strict-v1+ext1/wire-1/sha256:" +
 		sha(`{"domain":"pipewhy.normalization","extension":"pipewhy.c2-ext1","profile":"strict-v1+ext1","wire_version":1}`)
@@ -95,16 +60,7 @@ func TestV2Fixture(t *testing.T) {
 	if fmt.Sprint(fx.Labels) != fmt.Sprint(labels) {
 		t.Fatalf("fixture labels %v, contract %v", fx.Labels, labels)
 	}
-	schema := SchemaDescriptor{RenamePolicy: RenamePolicy(fx.Schema.RenamePolicy)}
-	for _, f := range fx.Schema.Fields {
-		schema.Fields = append(schema.Fields, SchemaField{ID: dec1(f.ID), Type: ValueType(f.Type)})
-	}
-	if d, err := schema.Descriptor(); err != nil || string(d) != fx.Schema.Descriptor {
-		t.Fatalf("schema descriptor %s (%v), fixture %s", d, err, fx.Schema.Descriptor)
-	}
-	if id, _ := schema.ID(); id != fx.Schema.ID || id != SchemaIDPrefix+sha(fx.Schema.Descriptor) {
-		t.Fatalf("schema id %s, fixture %s", id, fx.Schema.ID)
-	}
+	schema := fx.Schema.schema(t)
 	records := map[string][]uint64{}
 	for name, ws := range fx.Records {
 		records[name] = decWords(t, ws)
@@ -114,28 +70,17 @@ func TestV2Fixture(t *testing.T) {
 	}
 	keyFields := decWords(t, fx.KeyFields)
 
-	var xxhFiles []string
-	xxhWant := map[string]string{}
-	dir := t.TempDir()
+	xxh := newXXHQueue(t)
 	// check verifies one listed digest independently of this package: its message is
 	// rebuilt here from the contract's definition, its hex form must map to its words, and
 	// it is queued for xxhsum. It returns the digest.
-	check := func(what string, msg []byte, e fxV2Digest) Digest {
+	check := func(what string, msg []byte, e fxDigest) Digest {
 		t.Helper()
 		if hex.EncodeToString(msg) != e.MessageHex {
 			t.Fatalf("%s: message differs from the contract's bytes", what)
 		}
-		d := Digest{Lo: dec1(e.Lo), Hi: dec1(e.Hi)}
-		if e.DigestHex != fmt.Sprintf("%016x%016x", d.Hi, d.Lo) {
-			t.Fatalf("%s: hex %s does not map to hi %d lo %d", what, e.DigestHex, d.Hi, d.Lo)
-		}
-		name := filepath.Join(dir, fmt.Sprintf("m%04d", len(xxhFiles)))
-		if err := os.WriteFile(name, msg, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		xxhFiles = append(xxhFiles, name)
-		xxhWant[name] = e.DigestHex
-		return d
+		xxh.add(t, msg, e.DigestHex)
+		return e.xxh3Digest(t, what)
 	}
 	le := func(prefix []byte, words ...uint64) []byte {
 		m := slices.Clone(prefix)
@@ -213,8 +158,8 @@ func TestV2Fixture(t *testing.T) {
 
 		for _, ds := range fc.Datasets {
 			what := fmt.Sprintf("%s [%s]", fc.Mode, ds.Name)
-			lo, hi := new(big.Int), new(big.Int)
 			var recs [][]uint64
+			var digests []Digest
 			for i, e := range ds.Digests {
 				if e.Record != ds.Records[i] || (e.Position != nil) != (mode == Ordered) ||
 					(e.Position != nil && *e.Position != strconv.Itoa(i)) {
@@ -238,11 +183,9 @@ func TestV2Fixture(t *testing.T) {
 					t.Fatalf("%s: Columnar.Records %x %v, fixture %x", what, dst[0], err, d)
 				}
 				recs = append(recs, r)
-				lo.Add(lo, new(big.Int).SetUint64(d.Lo))
-				hi.Add(hi, new(big.Int).SetUint64(d.Hi))
+				digests = append(digests, d)
 			}
-			m := new(big.Int).Lsh(big.NewInt(1), 64)
-			want := []uint64{1, 2, uint64(len(ds.Digests)), lo.Mod(lo, m).Uint64(), hi.Mod(hi, m).Uint64()}
+			want := sumState(digests)
 			if !slices.Equal(decWords(t, ds.State), want) {
 				t.Fatalf("%s: fixture state %v is not the sum of its digests %v", what, ds.State, want)
 			}
@@ -356,15 +299,5 @@ func TestV2Fixture(t *testing.T) {
 	}
 
 	// Every XXH3 digest against the independent implementation.
-	t.Run("xxhsum", func(t *testing.T) {
-		got := runXXHSum(t, requireTool(t, "xxhsum"), xxhFiles)
-		for _, f := range xxhFiles {
-			if got[f] != xxhWant[f] {
-				t.Errorf("%s: xxhsum %s, fixture %s", f, got[f], xxhWant[f])
-			}
-		}
-		if len(xxhFiles) < 100 {
-			t.Fatalf("only %d XXH3 digests checked", len(xxhFiles))
-		}
-	})
+	xxh.check(t, 100)
 }
