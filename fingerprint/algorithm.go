@@ -20,6 +20,7 @@ const (
 	algInvalid algKind = iota
 	algXXH3
 	algSHA256
+	algXXH3Columnar
 )
 
 // The registered algorithms. Their identities, versions and digest definitions are fixed
@@ -30,6 +31,10 @@ var (
 	XXH3 = Algorithm{algXXH3}
 	// SHA256 is the slower second algorithm: the first 16 bytes of SHA-256 of the message.
 	SHA256 = Algorithm{algSHA256}
+	// XXH3Columnar is the algorithm designed for column-at-a-time computation
+	// (pipewhy.fingerprint/xxh3-128-columnar/v2, v2.go): XXH3-128 of each field's frame
+	// under a field key, and of the record's field digests under a record key.
+	XXH3Columnar = Algorithm{algXXH3Columnar}
 )
 
 // identityPrefix begins every algorithm identity.
@@ -42,15 +47,19 @@ type algInfo struct {
 }
 
 var algInfos = [...]algInfo{
-	algXXH3:   {name: "xxh3-128", version: 1, lanes: 2},
-	algSHA256: {name: "sha256-128", version: 1, lanes: 2},
+	algXXH3:         {name: "xxh3-128", version: 1, lanes: 2},
+	algSHA256:       {name: "sha256-128", version: 1, lanes: 2},
+	algXXH3Columnar: {name: "xxh3-128-columnar", version: 2, lanes: 2},
 }
 
-// Algorithms returns the registered algorithms, reference algorithm first.
-func Algorithms() []Algorithm { return []Algorithm{XXH3, SHA256} }
+// Algorithms returns the registered algorithms: the two of version 1, reference algorithm
+// first, then XXH3Columnar.
+func Algorithms() []Algorithm { return []Algorithm{XXH3, SHA256, XXH3Columnar} }
 
 // Valid reports whether a is a registered algorithm.
-func (a Algorithm) Valid() bool { return a.kind == algXXH3 || a.kind == algSHA256 }
+func (a Algorithm) Valid() bool {
+	return a.kind == algXXH3 || a.kind == algSHA256 || a.kind == algXXH3Columnar
+}
 
 // Name returns the algorithm's name, e.g. "xxh3-128" ("" for the zero Algorithm).
 func (a Algorithm) Name() string {
@@ -60,7 +69,7 @@ func (a Algorithm) Name() string {
 	return algInfos[a.kind].name
 }
 
-// Version returns the algorithm's version (1 for every algorithm of this build).
+// Version returns the algorithm's version (1 for XXH3 and SHA256, 2 for XXH3Columnar).
 func (a Algorithm) Version() uint64 {
 	if !a.Valid() {
 		return 0
@@ -68,7 +77,7 @@ func (a Algorithm) Version() uint64 {
 	return algInfos[a.kind].version
 }
 
-// Lanes returns the number of uint64 lanes of the algorithm's states (2 for both).
+// Lanes returns the number of uint64 lanes of the algorithm's states (2 for every one).
 func (a Algorithm) Lanes() int {
 	if !a.Valid() {
 		return 0
@@ -134,12 +143,13 @@ func ParseAlgorithm(id string) (Algorithm, error) {
 // each read as a little-endian uint64.
 type Digest struct{ Lo, Hi uint64 }
 
-// Sum returns a's digest of msg, the exact bytes the contract hashes (context key,
-// optional position, words; see the contract). It is the primitive every record, key and
-// value digest is built on; it allocates nothing.
+// Sum returns a's digest of msg, the exact bytes the contract hashes (for version 1:
+// context key, optional position, words). It is the primitive every record, key and
+// value digest is built on; it allocates nothing. XXH3Columnar's primitive is XXH3-128
+// too, over the messages of v2.go.
 func (a Algorithm) Sum(msg []byte) Digest {
 	switch a.kind {
-	case algXXH3:
+	case algXXH3, algXXH3Columnar:
 		h := xxh3.Hash128(msg)
 		return Digest{Lo: h.Lo, Hi: h.Hi}
 	case algSHA256:

@@ -17,27 +17,50 @@ const keySize = 32
 // give the same digest (tests compare them with zeebo/xxh3 on every length). It allocates
 // only when a built message outgrows the buffer (amortized, never per record once warmed
 // up). A hasher is not safe for concurrent use; each worker owns one.
+//
+// Under XXH3Columnar the hasher computes that algorithm's digests (v2.go) from the same
+// calls, so that the Engine, which digests C2 words through a hasher, is exact for
+// every registered algorithm.
 type hasher struct {
 	alg     Algorithm
 	ordered bool
 	xxh3    bool // XXH3: messages of known shapes are hashed where they lie (xxh3short.go, xxh3long.go)
 	key     [keySize]byte
 	short   keyedShort
-	buf     []byte // buf[:keySize] always holds the key
+	buf     []byte    // buf[:keySize] always holds the key
+	v2      *v2Hasher // XXH3Columnar
 }
 
 func newHasher(c Context) *hasher {
 	h := &hasher{alg: c.Algorithm(), ordered: c.Mode() == Ordered, key: c.Key(), buf: make([]byte, keySize, 1024)}
-	if h.alg.kind == algXXH3 {
+	switch h.alg.kind {
+	case algXXH3:
 		h.xxh3 = true
 		h.short = newKeyedShort(&h.key)
+	case algXXH3Columnar:
+		h.v2 = newV2Hasher(c)
 	}
 	copy(h.buf, h.key[:])
 	return h
 }
 
 // digest returns the digest of words; position participates when positional is true.
+//
+// The Engine calls it with one field frame for a value digest (positional exactly in
+// Ordered mode) and with a key record for a key digest (never positional: the record
+// projected onto the key fields, [1, 2, k, frames...] with k ≥ 1, or in Ordered mode the
+// whole record). Version 1 hashes either the same way; XXH3Columnar defines a value
+// digest and a key digest differently, and tells them apart by those calls: in Ordered
+// mode by positional, in Multiset mode by shape, since a frame is exactly 3 + n words
+// (n = words[2]) and a key record of k ≥ 1 frames at least 3 + 3k > 3 + k words.
 func (h *hasher) digest(positional bool, position uint64, words []uint64) Digest {
+	if h.v2 != nil {
+		frame := positional || !h.ordered && len(words) >= 3 && uint64(len(words)-3) == words[2]
+		if frame {
+			return h.v2.value(position, h.v2.field(words))
+		}
+		return h.v2.record(false, 0, words)
+	}
 	if h.xxh3 && !positional {
 		switch n := len(words); {
 		case n >= shortMinWords && n <= shortMaxWords:
@@ -66,6 +89,9 @@ func (h *hasher) digest(positional bool, position uint64, words []uint64) Digest
 
 // record returns the record digest: positional in ordered mode.
 func (h *hasher) record(position uint64, rec []uint64) Digest {
+	if h.v2 != nil {
+		return h.v2.record(h.ordered, position, rec)
+	}
 	return h.digest(h.ordered, position, rec)
 }
 

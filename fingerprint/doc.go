@@ -35,6 +35,22 @@
 // zeebo/xxh3 on every length they accept, and the fixture digests are checked against
 // `xxhsum -H2`.
 //
+// # Version 2: xxh3-128-columnar
+//
+// XXH3Columnar (pipewhy.fingerprint/xxh3-128-columnar/v2, contract §13) keeps contexts,
+// states, modes and resolutions and changes the digests, so that each value is hashed
+// once and a column at a time:
+//
+//	field digest   FD(F)    = XXH3-128(K_F ‖ F)                            F = one field frame
+//	record digest  RD(R, p) = XXH3-128(K_R ‖ [p] ‖ FD(F_1) ‖ … ‖ FD(F_m))
+//	value digest   FD(F) (Multiset), XXH3-128(K_V ‖ p ‖ FD(F)) (Ordered)
+//	key digest     RD(record projected onto the key fields), never positional
+//
+// with K_F, K_R, K_V = SHA-256(key ‖ "pipewhy.fingerprint.v2/field" | "…/record" |
+// "…/value"). Context.FieldDigest and Context.RecordDigest compute them from C2 words, as
+// the Engine does; Columnar computes them from column buffers into a Tile of field
+// digests (one per record and field), then record, key and value digests from the tile.
+//
 // # State
 //
 // A State is the words [StateVersion=1, lane_count=2, record_count, lane_0, lane_1]:

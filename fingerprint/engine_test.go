@@ -20,6 +20,24 @@ import (
 // position offset) straight from the contract's definitions, with refDigest.
 func reference(c Context, recs [][]uint64, offset uint64, keys []uint64) *Result {
 	alg, ordered := c.Algorithm(), c.Mode() == Ordered
+	return refResult(c, recs, offset, keys, refDigests{
+		record: func(positional bool, pos uint64, r []uint64) Digest { return refDigest(c, alg, positional, pos, r) },
+		value:  func(pos uint64, fr []uint64) Digest { return refDigest(c, alg, ordered, pos, fr) },
+	})
+}
+
+// refDigests are an algorithm's reference record digest (positional or not) and value
+// digest.
+type refDigests struct {
+	record func(positional bool, pos uint64, rec []uint64) Digest
+	value  func(pos uint64, frame []uint64) Digest
+}
+
+// refResult assembles the expected Result of records from digest definitions: the
+// state, column states, sorted record entries with key digests (the record projected
+// onto keys, never positional), and value entries.
+func refResult(c Context, recs [][]uint64, offset uint64, keys []uint64, dig refDigests) *Result {
+	ordered := c.Mode() == Ordered
 	res := &Result{State: NewState(c)}
 	cols := map[uint64]*State{}
 	for _, f := range c.Schema().Fields {
@@ -33,14 +51,15 @@ func reference(c Context, recs [][]uint64, offset uint64, keys []uint64) *Result
 	var ents []ent
 	for i, r := range recs {
 		pos := offset + uint64(i)
-		res.State.Add(refDigest(c, alg, ordered, pos, r))
+		d := dig.record(ordered, pos, r)
+		res.State.Add(d)
 		var vals []uint64
 		proj := []uint64{1, 2, uint64(len(keys))}
 		for p := 3; p < len(r); p += 3 + int(r[p+2]) {
 			fr := r[p : p+3+int(r[p+2])]
-			d := refDigest(c, alg, ordered, pos, fr)
-			cols[r[p]].Add(d)
-			vals = append(vals, r[p], d.Lo, d.Hi)
+			v := dig.value(pos, fr)
+			cols[r[p]].Add(v)
+			vals = append(vals, r[p], v.Lo, v.Hi)
 			if slices.Contains(keys, r[p]) {
 				proj = append(proj, fr...)
 			}
@@ -48,8 +67,7 @@ func reference(c Context, recs [][]uint64, offset uint64, keys []uint64) *Result
 		if len(keys) == 0 {
 			proj = r
 		}
-		k := refDigest(c, alg, false, 0, proj)
-		d := refDigest(c, alg, ordered, pos, r)
+		k := dig.record(false, 0, proj)
 		ents = append(ents, ent{[]uint64{k.Lo, k.Hi, d.Lo, d.Hi}, vals})
 	}
 	slices.SortFunc(ents, func(a, b ent) int { return slices.Compare(a.words, b.words) })

@@ -22,10 +22,14 @@ import (
 // xxhsum and Python integers (never from this package).
 const fixturePath = "../tests/fixtures/fingerprint_v1.json"
 
+// fxDigest is one digest a fixture lists: what it is of, its message bytes and the
+// digest (hex as xxhsum prints it, and its words).
 type fxDigest struct {
 	Record     string   `json:"record"`
 	Kind       string   `json:"kind"`
 	Of         string   `json:"of"`
+	Field      string   `json:"field"`
+	Fields     []string `json:"fields"`
 	Words      []string `json:"words"`
 	Position   *string  `json:"position"`
 	MessageHex string   `json:"message_hex"`
@@ -34,19 +38,100 @@ type fxDigest struct {
 	Hi         string   `json:"hi"`
 }
 
+// fxSchema is a fixture's schema: fields, descriptor and identity.
+type fxSchema struct {
+	RenamePolicy string `json:"rename_policy"`
+	Fields       []struct {
+		ID   string `json:"id"`
+		Type string `json:"type"`
+	} `json:"fields"`
+	Descriptor string `json:"descriptor"`
+	ID         string `json:"id"`
+}
+
+// schema returns the fixture's schema after checking that its descriptor is the
+// contract's and its identity the descriptor's SHA-256.
+func (fs fxSchema) schema(t *testing.T) SchemaDescriptor {
+	t.Helper()
+	schema := SchemaDescriptor{RenamePolicy: RenamePolicy(fs.RenamePolicy)}
+	for _, f := range fs.Fields {
+		schema.Fields = append(schema.Fields, SchemaField{ID: decWords(t, []string{f.ID})[0], Type: ValueType(f.Type)})
+	}
+	if d, err := schema.Descriptor(); err != nil || string(d) != fs.Descriptor {
+		t.Fatalf("schema descriptor %s (%v), fixture %s", d, err, fs.Descriptor)
+	}
+	if id, _ := schema.ID(); id != fs.ID || id != SchemaIDPrefix+sha(fs.Descriptor) {
+		t.Fatalf("schema id %s, fixture %s", id, fs.ID)
+	}
+	return schema
+}
+
+// xxh3Digest returns the listed XXH3 digest after checking that its hex form is hi then
+// lo, as xxhsum prints it.
+func (e fxDigest) xxh3Digest(t *testing.T, what string) Digest {
+	t.Helper()
+	d := Digest{Lo: decWords(t, []string{e.Lo})[0], Hi: decWords(t, []string{e.Hi})[0]}
+	if e.DigestHex != fmt.Sprintf("%016x%016x", d.Hi, d.Lo) {
+		t.Fatalf("%s: hex %s does not map to hi %d lo %d", what, e.DigestHex, d.Hi, d.Lo)
+	}
+	return d
+}
+
+// xxhQueue collects messages and the XXH3 digests a fixture lists for them, for one
+// xxhsum run (check).
+type xxhQueue struct {
+	dir   string
+	files []string
+	want  map[string]string
+}
+
+func newXXHQueue(t *testing.T) *xxhQueue {
+	return &xxhQueue{dir: t.TempDir(), want: map[string]string{}}
+}
+
+func (q *xxhQueue) add(t *testing.T, msg []byte, digestHex string) {
+	t.Helper()
+	name := filepath.Join(q.dir, fmt.Sprintf("m%04d", len(q.files)))
+	if err := os.WriteFile(name, msg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	q.files = append(q.files, name)
+	q.want[name] = digestHex
+}
+
+// check compares every queued digest with xxhsum -H2 (an independent implementation),
+// and requires at least min of them.
+func (q *xxhQueue) check(t *testing.T, min int) {
+	t.Run("xxhsum", func(t *testing.T) {
+		got := runXXHSum(t, requireTool(t, "xxhsum"), q.files)
+		for _, f := range q.files {
+			if got[f] != q.want[f] {
+				t.Errorf("%s: xxhsum %s, fixture %s", f, got[f], q.want[f])
+			}
+		}
+		if len(q.files) < min {
+			t.Fatalf("only %d XXH3 digests checked", len(q.files))
+		}
+	})
+}
+
+// sumState returns the state words of a dataset of the digests ds, summed with big
+// integers mod 2**64 (hand arithmetic, not State's).
+func sumState(ds []Digest) []uint64 {
+	lo, hi := new(big.Int), new(big.Int)
+	for _, d := range ds {
+		lo.Add(lo, new(big.Int).SetUint64(d.Lo))
+		hi.Add(hi, new(big.Int).SetUint64(d.Hi))
+	}
+	m := new(big.Int).Lsh(big.NewInt(1), 64)
+	return []uint64{1, 2, uint64(len(ds)), lo.Mod(lo, m).Uint64(), hi.Mod(hi, m).Uint64()}
+}
+
 type fixture struct {
-	Contract string `json:"contract"`
-	Note     string `json:"note"`
-	Profile  string `json:"profile"`
-	Schema   struct {
-		RenamePolicy string `json:"rename_policy"`
-		Fields       []struct {
-			ID   string `json:"id"`
-			Type string `json:"type"`
-		} `json:"fields"`
-		Descriptor string `json:"descriptor"`
-		ID         string `json:"id"`
-	} `json:"schema"`
+	Contract string              `json:"contract"`
+	Note     string              `json:"note"`
+	Profile  string              `json:"profile"`
+	Schema   fxSchema            `json:"schema"`
 	Records  map[string][]string `json:"records"`
 	Contexts []struct {
 		Algorithm  string `json:"algorithm"`
@@ -77,18 +162,23 @@ func decWords(t *testing.T, ss []string) []uint64 {
 }
 
 func loadFixture(t *testing.T) *fixture {
+	var fx fixture
+	loadJSON(t, fixturePath, &fx)
+	return &fx
+}
+
+// loadJSON decodes the JSON file at path into v, refusing members v does not declare.
+func loadJSON(t *testing.T, path string, v any) {
 	t.Helper()
-	b, err := os.ReadFile(fixturePath)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var fx fixture
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&fx); err != nil {
+	if err := dec.Decode(v); err != nil {
 		t.Fatal(err)
 	}
-	return &fx
 }
 
 func TestFixture(t *testing.T) {
@@ -96,17 +186,7 @@ func TestFixture(t *testing.T) {
 	if fx.Profile != strictID || normalize.StrictV1.ID() != strictID {
 		t.Fatalf("fixture profile %s, normalize %s, contract formula %s", fx.Profile, normalize.StrictV1.ID(), strictID)
 	}
-	// Schema: the fixture's descriptor is the contract's, and its id its SHA-256.
-	schema := SchemaDescriptor{RenamePolicy: RenamePolicy(fx.Schema.RenamePolicy)}
-	for _, f := range fx.Schema.Fields {
-		schema.Fields = append(schema.Fields, SchemaField{ID: decWords(t, []string{f.ID})[0], Type: ValueType(f.Type)})
-	}
-	if d, err := schema.Descriptor(); err != nil || string(d) != fx.Schema.Descriptor {
-		t.Fatalf("schema descriptor %s (%v), fixture %s", d, err, fx.Schema.Descriptor)
-	}
-	if id, _ := schema.ID(); id != fx.Schema.ID || id != SchemaIDPrefix+sha(fx.Schema.Descriptor) {
-		t.Fatalf("schema id %s, fixture %s", id, fx.Schema.ID)
-	}
+	schema := fx.Schema.schema(t)
 	records := map[string][]uint64{}
 	for name, ws := range fx.Records {
 		records[name] = decWords(t, ws)
@@ -115,9 +195,7 @@ func TestFixture(t *testing.T) {
 		}
 	}
 
-	var xxhFiles []string
-	xxhWant := map[string]string{}
-	dir := t.TempDir()
+	xxh := newXXHQueue(t)
 
 	for _, fc := range fx.Contexts {
 		alg, err := ParseAlgorithm(fc.Algorithm)
@@ -154,15 +232,8 @@ func TestFixture(t *testing.T) {
 			d := Digest{Lo: decWords(t, []string{e.Lo})[0], Hi: decWords(t, []string{e.Hi})[0]}
 			switch alg {
 			case XXH3:
-				if e.DigestHex != fmt.Sprintf("%016x%016x", d.Hi, d.Lo) {
-					t.Fatalf("%s: hex %s does not map to hi %d lo %d", what, e.DigestHex, d.Hi, d.Lo)
-				}
-				name := filepath.Join(dir, fmt.Sprintf("m%04d", len(xxhFiles)))
-				if err := os.WriteFile(name, msg, 0o600); err != nil {
-					t.Fatal(err)
-				}
-				xxhFiles = append(xxhFiles, name)
-				xxhWant[name] = e.DigestHex
+				d = e.xxh3Digest(t, what)
+				xxh.add(t, msg, e.DigestHex)
 			case SHA256:
 				s := sha256.Sum256(msg)
 				if e.DigestHex != hex.EncodeToString(s[:16]) ||
@@ -178,9 +249,8 @@ func TestFixture(t *testing.T) {
 
 		for _, ds := range fc.Datasets {
 			what := fmt.Sprintf("%s %s [%s]", fc.Algorithm, fc.Mode, ds.Name)
-			// State sums by hand arithmetic: big integers mod 2**64.
-			lo, hi := new(big.Int), new(big.Int)
 			var recs [][]uint64
+			var ds2 []Digest
 			for i, e := range ds.Digests {
 				if e.Record != ds.Records[i] || (e.Position != nil) != (mode == Ordered) ||
 					(e.Position != nil && *e.Position != strconv.Itoa(i)) {
@@ -192,11 +262,9 @@ func TestFixture(t *testing.T) {
 				if got, err := c.RecordDigest(uint64(i), r); err != nil || got != d {
 					t.Fatalf("%s: RecordDigest %x %v, fixture %x", what, got, err, d)
 				}
-				lo.Add(lo, new(big.Int).SetUint64(d.Lo))
-				hi.Add(hi, new(big.Int).SetUint64(d.Hi))
+				ds2 = append(ds2, d)
 			}
-			m := new(big.Int).Lsh(big.NewInt(1), 64)
-			want := []uint64{1, 2, uint64(len(ds.Digests)), lo.Mod(lo, m).Uint64(), hi.Mod(hi, m).Uint64()}
+			want := sumState(ds2)
 			if !slices.Equal(decWords(t, ds.State), want) {
 				t.Fatalf("%s: fixture state %v is not the sum of its digests %v", what, ds.State, want)
 			}
@@ -230,17 +298,7 @@ func TestFixture(t *testing.T) {
 	}
 
 	// The XXH3 digests against the independent implementation.
-	t.Run("xxhsum", func(t *testing.T) {
-		got := runXXHSum(t, requireTool(t, "xxhsum"), xxhFiles)
-		for _, f := range xxhFiles {
-			if got[f] != xxhWant[f] {
-				t.Errorf("%s: xxhsum %s, fixture %s", f, got[f], xxhWant[f])
-			}
-		}
-		if len(xxhFiles) < 20 {
-			t.Fatalf("only %d XXH3 digests checked", len(xxhFiles))
-		}
-	})
+	xxh.check(t, 20)
 }
 
 func rngFor(s string) *rand.Rand {

@@ -84,59 +84,107 @@ func randBytes(r *rand.Rand, max int) []byte {
 }
 
 // randValue returns a random frame for field f, of a type its schema type admits
-// (sometimes MISSING or NULL), with a structurally valid C2 payload.
-func randValue(r *rand.Rand, f SchemaField) []uint64 {
-	if r.IntN(10) == 0 {
+// (under an extension profile when ext; "any" fields then take the extension types too),
+// sometimes MISSING or NULL, with a structurally valid C2 payload. Values come from small
+// domains often, so that equal values and records recur, and text and bytes lengths hit
+// the word boundaries and the in-place hashing limits.
+func randValue(r *rand.Rand, f SchemaField, ext bool) []uint64 {
+	if r.IntN(8) == 0 {
 		return frame(f.ID, normalize.TypeCode(r.IntN(2)))
 	}
 	t := f.Type
 	if t == TypeAny {
-		t = []ValueType{TypeBool, TypeInt, TypeFloat64, TypeText, TypeBytes, TypeDecimal, TypeTimestamp}[r.IntN(7)]
+		types := []ValueType{TypeBool, TypeInt, TypeFloat64, TypeText, TypeBytes, TypeDecimal, TypeTimestamp,
+			TypeDate, TypeTime, TypeDuration, TypeNested}
+		if !ext {
+			types = types[:7]
+		}
+		t = types[r.IntN(len(types))]
 	}
-	small := func() uint64 { return uint64(r.IntN(4)) } // collisions of values on purpose
+	small := func() uint64 { return uint64(r.IntN(3)) }
+	word := func() uint64 {
+		switch r.IntN(4) {
+		case 0:
+			return small()
+		case 1:
+			return -small()
+		}
+		return r.Uint64()
+	}
 	switch t {
 	case TypeBool:
 		return frame(f.ID, normalize.Bool, small()&1)
 	case TypeInt:
-		if r.IntN(2) == 0 {
-			return frame(f.ID, normalize.Int64, uint64(-1-int64(r.IntN(1000))))
+		w := word()
+		if int64(w) < 0 {
+			return frame(f.ID, normalize.Int64, w)
 		}
-		return frame(f.ID, normalize.Uint64, r.Uint64()>>uint(r.IntN(64)))
+		return frame(f.ID, normalize.Uint64, w)
 	case TypeFloat64:
-		return frame(f.ID, normalize.Float64, r.Uint64())
-	case TypeText:
-		return frame(f.ID, normalize.Text, packed([]byte("name-"+string(rune('a'+r.IntN(26)))+string(randBytes(r, 20))))...)
-	case TypeBytes:
-		return frame(f.ID, normalize.Bytes, packed(randBytes(r, 40))...)
+		return frame(f.ID, normalize.Float64, word())
+	case TypeText, TypeBytes:
+		code := normalize.Text
+		if t == TypeBytes {
+			code = normalize.Bytes
+		}
+		n := []int{0, 1, 7, 8, 9, 12, 16, 17, 175, 176, 177, 300}[r.IntN(12)]
+		if r.IntN(2) == 0 {
+			n = r.IntN(3)
+		}
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(r.IntN(3)) // zero bytes included: the byte count must tell them apart
+		}
+		return frame(f.ID, code, packed(b)...)
 	case TypeDecimal:
 		cw := 1 + r.IntN(3)
-		p := []uint64{small() & 1, 0, small() & 1, small(), uint64(1 + r.IntN(40)), uint64(cw)}
+		p := []uint64{small() & 1, small(), small() & 1, small(), uint64(1 + r.IntN(40)), uint64(cw)}
 		for range cw {
-			p = append(p, r.Uint64())
+			p = append(p, word())
 		}
 		return frame(f.ID, normalize.Decimal, p...)
 	case TypeTimestamp:
-		p := []uint64{uint64(1 + r.IntN(9999)), uint64(1 + r.IntN(12)), uint64(1 + r.IntN(28)), small(), small(), small(), uint64(r.IntN(1000000)), small() & 1, 2, uint64(3600000000)}
-		return frame(f.ID, normalize.Timestamp, append(p, packed([]byte("Europe/Berlin"[:r.IntN(14)]))...)...)
+		code := normalize.Timestamp
+		if ext && r.IntN(3) == 0 {
+			code = normalize.TimestampNS
+		}
+		p := []uint64{uint64(1 + r.IntN(9999)), uint64(1 + r.IntN(12)), uint64(1 + r.IntN(28)), small(), small(), small(),
+			uint64(r.IntN(1000)), small() & 1, small(), word()}
+		return frame(f.ID, code, append(p, packed([]byte("Europe/Berlin"[:r.IntN(14)]))...)...)
+	case TypeDate:
+		return frame(f.ID, normalize.Date, word())
+	case TypeTime:
+		return frame(f.ID, normalize.Time, small()*1e9)
+	case TypeDuration:
+		return frame(f.ID, normalize.Duration, word(), word())
+	case TypeNested:
+		tb, vb := []byte("GFS1"), []byte{1}
+		for range r.IntN(20) {
+			vb = append(vb, byte(r.IntN(3)))
+		}
+		return frame(f.ID, normalize.Nested, append(packed(tb), packed(vb)...)...)
 	}
 	panic("bad type")
 }
 
-// randRecord returns a random record over a random subset of the schema's fields,
-// always including field 1 (the key field of the tests).
-func randRecord(r *rand.Rand) []uint64 {
+// randRecordIn returns a random record over a random subset of schema's fields, always
+// with field 1 (the key field of the tests).
+func randRecordIn(r *rand.Rand, schema SchemaDescriptor, ext bool) []uint64 {
 	var frames [][]uint64
-	for _, f := range testSchema.Fields {
+	for _, f := range schema.Fields {
 		if f.ID == 1 {
 			frames = append(frames, frame(1, normalize.Uint64, uint64(r.IntN(50))))
 			continue
 		}
 		if r.IntN(4) > 0 {
-			frames = append(frames, randValue(r, f))
+			frames = append(frames, randValue(r, f, ext))
 		}
 	}
 	return rec(frames...)
 }
+
+// randRecord returns a random record of testSchema (C2 v1 types).
+func randRecord(r *rand.Rand) []uint64 { return randRecordIn(r, testSchema, false) }
 
 // batchOf packs records into a batch with a shuffled pool and unused words between
 // records, so physical pool order differs from logical order.
