@@ -42,6 +42,7 @@ var allowed = map[string][]string{
 	"internal/hugemem":   {}, // a leaf: the standard library only
 	"internal/civil":     {}, // a leaf: the standard library only
 	"internal/arrowfb":   {}, // a leaf: the standard library only
+	"internal/errcode":   {}, // a leaf: the standard library only
 	"internal/testenv":   {}, // a leaf, and imported by tests only (testOnly)
 	"cmd":                {"internal"},
 	"bench":              {"*"}, // benchmark programs may measure anything

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
-	"errors"
 	"testing"
 	"time"
 
@@ -114,12 +113,4 @@ func openRead(t testing.TB, a Address, opts source.Options) (*arrow.Schema, []ar
 		t.Fatalf("close: %v", err)
 	}
 	return src.Schema(), cols, ev, src.PrimaryKey()
-}
-
-func codeOf(err error) source.Code {
-	var e *source.Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return ""
 }
