@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -126,7 +125,7 @@ func Sources(ctx context.Context, a, b Input, o SourceOptions) (*Comparison, err
 		in := [2]Input{a, b}[i]
 		s, err := source.Open(ctx, in.Address, o.sourceOptions(in, i, 1))
 		if err != nil {
-			return &Error{Code: CodeSource, Op: "open " + sideName(i), Msg: redact(in.Address), Err: err}
+			return &Error{Code: CodeSource, Op: "open " + sideName(i), Msg: source.RedactAddress(in.Address), Err: err}
 		}
 		srcs[i] = s
 		return nil
@@ -228,9 +227,9 @@ func observeSide(ctx context.Context, i int, in Input, name string, v *view, p *
 	so.Address, so.Name = in.Address, name
 	res, err := scan.ObserveSource(ctx, reg, v, so)
 	if err != nil {
-		return nil, &Error{Code: CodeSource, Op: "observe " + sideName(i), Msg: redact(in.Address), Err: err}
+		return nil, &Error{Code: CodeSource, Op: "observe " + sideName(i), Msg: source.RedactAddress(in.Address), Err: err}
 	}
-	res.Scan.Descriptor.Address = redact(in.Address)
+	res.Scan.Descriptor.Address = source.RedactAddress(in.Address)
 	return res, nil
 }
 
@@ -281,7 +280,7 @@ func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, k
 	errs := both(cancel, func(i int) error {
 		s, err := source.Open(ctx, ins[i].Address, o.sourceOptions(ins[i], i, 2))
 		if err != nil {
-			return &Error{Code: CodeSource, Op: "open " + sideName(i), Msg: redact(ins[i].Address), Err: err}
+			return &Error{Code: CodeSource, Op: "open " + sideName(i), Msg: source.RedactAddress(ins[i].Address), Err: err}
 		}
 		v := p.view(i, s)
 		defer v.Close()
@@ -658,20 +657,4 @@ func artifactName(in Input) string {
 		}
 	}
 	return "source"
-}
-
-// redact removes the password of a URL-shaped address (postgres://, mysql://).
-func redact(addr string) string {
-	if !strings.Contains(addr, "://") {
-		return addr
-	}
-	u, err := url.Parse(addr)
-	if err != nil {
-		scheme, rest, _ := strings.Cut(addr, "://")
-		if at := strings.LastIndexByte(rest, '@'); at >= 0 {
-			rest = rest[at+1:]
-		}
-		return scheme + "://" + rest
-	}
-	return u.Redacted()
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -277,7 +276,7 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 		return nil, &Error{Code: CodeRegistry, Op: "open", Msg: "field id assignment", Err: err}
 	}
 	schema := asg.Schema
-	desc := repo.Descriptor{Artifact: name, Address: redactAddress(o.Address), SourceSchemaID: asg.SchemaID,
+	desc := repo.Descriptor{Artifact: name, Address: source.RedactAddress(o.Address), SourceSchemaID: asg.SchemaID,
 		KeyFields: []repo.Uint{}, Choices: []string{}, Excluded: []string{}}
 	byName := map[string]uint64{}
 	for i, f := range schema.Fields() {
@@ -569,24 +568,6 @@ func metaValue(f arrow.Field, key string) (string, bool) {
 		return f.Metadata.Values()[i], true
 	}
 	return "", false
-}
-
-// redactAddress returns addr with the password of a URL-shaped address (postgres://,
-// mysql://) replaced, so that no credential is ever stored in a snapshot or the scan log.
-func redactAddress(addr string) string {
-	if !strings.Contains(addr, "://") {
-		return addr
-	}
-	u, err := url.Parse(addr)
-	if err != nil {
-		// Unparseable: keep only what precedes any userinfo, never the credentials.
-		scheme, rest, _ := strings.Cut(addr, "://")
-		if at := strings.LastIndexByte(rest, '@'); at >= 0 {
-			rest = rest[at+1:]
-		}
-		return scheme + "://" + rest
-	}
-	return u.Redacted()
 }
 
 // DefaultName is the artifact name a scan without Options.Name gives an address: the

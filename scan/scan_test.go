@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -331,23 +330,6 @@ func TestDefaultName(t *testing.T) {
 	}
 }
 
-func TestRedactAddress(t *testing.T) {
-	for addr, want := range map[string]string{
-		"/data/orders.csv":                      "/data/orders.csv",
-		"mysql://root@127.0.0.1:3306/test#t":    "mysql://root@127.0.0.1:3306/test#t",
-		"mysql://u:s3cret@h:3306/db#t":          "mysql://u:xxxxx@h:3306/db#t",
-		"postgres://u:s3cret@h/db?x=1#public.t": "postgres://u:xxxxx@h/db?x=1#public.t",
-		"postgres://u:s3c%zz@h/db#t":            "postgres://h/db#t",
-	} {
-		got := redactAddress(addr)
-		if got != want {
-			t.Errorf("redactAddress(%q) = %q, want %q", addr, got, want)
-		}
-		if strings.Contains(got, "s3c") {
-			t.Errorf("redactAddress(%q) kept the password", addr)
-		}
-	}
-}
 
 // projectKey appends to dst the record projected onto the key fields
 // [1, 2, k, key frames in ascending id order] (the whole record when keyIDs is

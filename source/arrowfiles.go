@@ -50,11 +50,7 @@ type fileBase struct {
 
 func (b *fileBase) Schema() *arrow.Schema { return b.schema }
 
-func (b *fileBase) Evidence() Evidence {
-	ev := b.ev
-	ev.Coverage = b.t.Coverage()
-	return ev
-}
+func (b *fileBase) Evidence() Evidence { return b.t.Evidence(b.ev) }
 
 func (b *fileBase) closeFile(op string) error {
 	if b.f == nil {
@@ -190,7 +186,7 @@ func buildSchema(op string, a Address, sc *arrow.Schema, exclude []string, sourc
 		}
 		seen[n] = true
 	}
-	keepMask, excluded, err := exclusion(op, a, names, exclude)
+	keepMask, excluded, err := Exclude(op, a.String(), names, exclude)
 	if err != nil {
 		return nil, nil, nil, err
 	}

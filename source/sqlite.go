@@ -189,7 +189,7 @@ func openSQLite(ctx context.Context, a Address, opts Options) (_ Source, err err
 			return nil, &Error{Code: CodeSchema, Op: op, Source: a.String(), Detail: fmt.Sprintf("schema column %q is not a result column", n)}
 		}
 	}
-	keep, excluded, err := exclusion(op, a, s.names, opts.Exclude)
+	keep, excluded, err := Exclude(op, a.String(), s.names, opts.Exclude)
 	if err != nil {
 		return nil, err
 	}
@@ -376,12 +376,7 @@ func (s *sqliteSource) stage() bool {
 	return true
 }
 
-func (s *sqliteSource) Evidence() Evidence {
-	ev := s.ev
-	ev.Choices = append([]string(nil), ev.Choices...)
-	ev.Coverage = s.t.Coverage()
-	return ev
-}
+func (s *sqliteSource) Evidence() Evidence { return s.t.Evidence(s.ev) }
 
 func (s *sqliteSource) Close() error {
 	var first error

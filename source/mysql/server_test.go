@@ -35,7 +35,7 @@ func newServer(t testing.TB) *testServer {
 	}
 	a.Timeout = 3 * time.Second
 	unavailable := func(err error) {
-		testenv.Missing(t, testenv.Services, "no MySQL/MariaDB server at %s (set PIPEWHY_TEST_MYSQL_DSN): %v", a, a.scrub(err))
+		testenv.Missing(t, testenv.Services, "no MySQL/MariaDB server at %s (set PIPEWHY_TEST_MYSQL_DSN): %v", a, source.ScrubError(err, a.Password))
 	}
 	boot, err := openPool(a)
 	if err != nil {

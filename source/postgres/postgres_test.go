@@ -618,3 +618,16 @@ func TestViewDomainQueryExclude(t *testing.T) {
 		t.Fatalf("query: %v %v", arrs, ev.Excluded)
 	}
 }
+
+// TestExcludedInColumnOrder: Evidence.Excluded lists the dropped columns in column order
+// (doc.go), whatever the order of Options.Exclude, and each once.
+func TestExcludedInColumnOrder(t *testing.T) {
+	conn := server(t)
+	sch := schema(t, conn)
+	exec(t, conn, "CREATE TABLE "+sch+".t (id int8, a int4, b int4, c int4); INSERT INTO "+sch+".t VALUES (1, 2, 3, 4)")
+	src := openT(t, addr(sch, "t"), source.Options{Exclude: []string{"c", "a", "c"}})
+	arrs, ev := readAll(t, src)
+	if len(arrs) != 2 || strings.Join(ev.Excluded, ",") != "a,c" {
+		t.Fatalf("columns %d, excluded %q, want 2 and a,c", len(arrs), ev.Excluded)
+	}
+}
