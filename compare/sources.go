@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -152,7 +151,7 @@ func Sources(ctx context.Context, a, b Input, o SourceOptions) (*Comparison, err
 	// record resolution: which records are only in A, only in B, changed or equal.
 	ins := [2]Input{a, b}
 	names := [2]string{artifactName(a), artifactName(b)}
-	views := [2]*view{plan.view(0, srcs[0]), plan.view(1, srcs[1])}
+	views := [2]source.Source{plan.view(0, srcs[0]), plan.view(1, srcs[1])}
 	srcs = [2]source.Source{} // closed by the views from here on
 	defer views[0].Close()
 	defer views[1].Close()
@@ -216,11 +215,8 @@ var beforeFetch func()
 
 // observeSide observes side i through v, with every comparison column's field id
 // seeded (so both sides, and both reads of one side, give equal data equal words).
-func observeSide(ctx context.Context, i int, in Input, name string, v *view, p *plan, so scan.Options) (*scan.Result, error) {
-	reg, err := emptyRegistry()
-	if err != nil {
-		return nil, &Error{Code: CodeSource, Op: "observe " + sideName(i), Msg: "schema registry", Err: err}
-	}
+func observeSide(ctx context.Context, i int, in Input, name string, v source.Source, p *plan, so scan.Options) (*scan.Result, error) {
+	reg := source.NewRegistry()
 	if _, err := reg.Assign(name, p.seed); err != nil {
 		return nil, &Error{Code: CodeSource, Op: "observe " + sideName(i), Msg: "field ids", Err: err}
 	}
@@ -490,11 +486,7 @@ func planColumns(sa, sb *arrow.Schema, o SourceOptions) (*plan, error) {
 	}
 	p.seed = arrow.NewSchema(all, nil)
 	// The ids a fresh registry gives the seed: 1, 2, ... in seed order.
-	reg, err := emptyRegistry()
-	if err != nil {
-		return nil, &Error{Code: CodeSource, Op: "options", Msg: "schema registry", Err: err}
-	}
-	asg, err := reg.Assign("seed", p.seed)
+	asg, err := source.NewRegistry().Assign("seed", p.seed)
 	if err != nil {
 		return nil, &Error{Code: CodeOptions, Op: "options", Msg: "field ids", Err: err}
 	}
@@ -546,7 +538,7 @@ func (p *plan) key(named []string, a, b source.Source) ([]string, error) {
 }
 
 // view returns side i's source seen through the comparison schema.
-func (p *plan) view(i int, s source.Source) *view {
+func (p *plan) view(i int, s source.Source) source.Source {
 	in := s.Schema()
 	fields := make([]arrow.Field, len(p.keep[i]))
 	for j, k := range p.keep[i] {
@@ -615,17 +607,6 @@ func first(errs [2]error) error {
 		return errs[0]
 	}
 	return errs[1]
-}
-
-// emptyRegistry is an in-memory schema registry: it is never saved, so its path (a
-// file that cannot exist, in a directory that is removed at once) is never written.
-func emptyRegistry() (*source.Registry, error) {
-	dir, err := os.MkdirTemp("", "pipewhy-compare-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	return source.OpenRegistry(filepath.Join(dir, "registry.json"))
 }
 
 func sideName(i int) string { return [2]string{"A", "B"}[i] }
