@@ -807,17 +807,6 @@ func locate(starts []uint64, o uint64) (int, int) {
 	return lo, int(o - starts[lo])
 }
 
-// wordsOf returns the words of all records of bs.
-func wordsOf(bs []*normalize.RecordBatch) uint64 {
-	t := uint64(0)
-	for _, b := range bs {
-		for _, l := range b.Lengths {
-			t += l
-		}
-	}
-	return t
-}
-
 func fieldNamer(d *repo.Descriptor) func(uint64) string {
 	return func(id uint64) string {
 		for _, f := range d.Fields {

@@ -330,7 +330,6 @@ func TestDefaultName(t *testing.T) {
 	}
 }
 
-
 // projectKey appends to dst the record projected onto the key fields
 // [1, 2, k, key frames in ascending id order] (the whole record when keyIDs is
 // empty). rec must be a valid C2 record. The test reference of the key records the engine returns.

@@ -476,7 +476,7 @@ func openIPC(ctx context.Context, a Address, opts Options) (_ Source, err error)
 
 func (s *ipcSource) closeReaders() {
 	if s.fr != nil {
-		s.fr.Close()
+		_ = s.fr.Close() // a reader of a file only read
 		s.fr = nil
 	}
 	if s.sr != nil {

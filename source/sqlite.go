@@ -90,7 +90,7 @@ func openSQLite(ctx context.Context, a Address, opts Options) (_ Source, err err
 	s := &sqliteSource{a: a, opts: opts, db: db}
 	defer func() {
 		if err != nil {
-			s.Close()
+			_ = s.Close() // the open error is the one to report
 		}
 	}()
 	// The transaction and the row cursor outlive Open, so they must not be
@@ -387,7 +387,7 @@ func (s *sqliteSource) Close() error {
 		s.rows = nil
 	}
 	if s.tx != nil {
-		s.tx.Rollback() // read-only: nothing to undo
+		_ = s.tx.Rollback() // read-only: nothing to undo
 		s.tx = nil
 	}
 	if s.db != nil {

@@ -245,7 +245,7 @@ func (p *progress) draw(t time.Time) {
 		}
 		b.WriteString(s.text(t.Sub(s.since)))
 	}
-	io.WriteString(p.w, b.String())
+	_, _ = io.WriteString(p.w, b.String()) // the terminal: a failed write has nowhere to go
 	p.last, p.drawn = t, true
 }
 
@@ -261,7 +261,7 @@ func (p *progress) stop() {
 		return
 	}
 	if p.drawn {
-		io.WriteString(p.w, "\r\x1b[K")
+		_, _ = io.WriteString(p.w, "\r\x1b[K")
 	}
 	p.drawn, p.stopped = false, true
 	p.mu.Unlock()

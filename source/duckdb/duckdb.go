@@ -127,7 +127,7 @@ func Open(ctx context.Context, opts Options) (_ source.Source, err error) {
 	s.t.MaxDetails = o.MaxFailureDetails
 	defer func() {
 		if err != nil {
-			s.Close()
+			_ = s.Close() // the open error is the one to report
 		}
 	}()
 
@@ -336,7 +336,7 @@ func (s *duckSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	for {
 		var chunk bindings.DataChunk
-		s.interruptible(ctx, func() error {
+		_ = s.interruptible(ctx, func() error { // FetchChunk reports errors through the result, below
 			chunk = bindings.FetchChunk(*s.res)
 			return nil
 		})
@@ -406,7 +406,7 @@ func (s *duckSource) take() arrow.RecordBatch {
 type colCheck uint8
 
 const (
-	checkNone colCheck = iota
+	_ colCheck = iota // 0, the zero value: nothing to check
 	// checkUTF8: Arrow utf8 requires valid UTF-8. DuckDB validates text on
 	// ingestion; this guards the contract, not the common path.
 	checkUTF8

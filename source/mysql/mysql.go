@@ -148,7 +148,7 @@ func OpenAddress(ctx context.Context, a Address, opts source.Options) (_ *Source
 	s.db.SetMaxOpenConns(1)
 	defer func() {
 		if err != nil {
-			s.Close()
+			_ = s.Close() // the open error is the one to report
 		}
 	}()
 	// The connection, transaction and cursor outlive Open: they must not
@@ -617,14 +617,16 @@ func (s *Source) Close() error {
 	if s.cancelRows != nil {
 		s.cancelRows()
 	}
+	// A read-only transaction: the statement, the rollback and the connection have nothing
+	// to lose when they fail (a broken connection fails here harmlessly); the database
+	// handle's error is reported.
 	if s.stmt != nil {
-		s.stmt.Close()
+		_ = s.stmt.Close()
 		s.stmt = nil
 	}
 	if s.conn != nil {
-		// Read-only: nothing to undo. A broken connection fails here harmlessly.
-		s.conn.ExecContext(context.Background(), "ROLLBACK")
-		s.conn.Close()
+		_, _ = s.conn.ExecContext(context.Background(), "ROLLBACK")
+		_ = s.conn.Close()
 		s.conn = nil
 	}
 	if s.db != nil {

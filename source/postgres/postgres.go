@@ -155,7 +155,7 @@ func OpenAddress(ctx context.Context, a Address, opts source.Options) (_ *Source
 	s := &Source{a: a, opts: opts, conn: conn}
 	defer func() {
 		if err != nil {
-			s.Close()
+			_ = s.Close() // the open error is the one to report
 		}
 	}()
 	// One snapshot for the catalog, the count and the rows: REPEATABLE READ
@@ -416,7 +416,7 @@ func (s *Source) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	// Cancellation interrupts a blocked read through the socket deadline;
 	// the connection is then unusable, which the read reports.
-	stopWatch := context.AfterFunc(ctx, func() { s.conn.Conn().SetDeadline(time.Unix(1, 0)) })
+	stopWatch := context.AfterFunc(ctx, func() { _ = s.conn.Conn().SetDeadline(time.Unix(1, 0)) })
 	defer stopWatch()
 	rows := 0
 	for rows < s.opts.BatchSize {
@@ -481,7 +481,7 @@ func (s *Source) Evidence() source.Evidence { return s.t.Evidence(s.ev) }
 func (s *Source) Close() error {
 	if s.conn != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		s.conn.Close(ctx) // read-only transaction: nothing to commit
+		_ = s.conn.Close(ctx) // read-only transaction: nothing to commit
 		cancel()
 		s.conn = nil
 	}

@@ -112,10 +112,9 @@ var typeCases = []typeCase{
 func TestTypes(t *testing.T) {
 	conn := server(t)
 	sch := schema(t, conn)
-	var defs, cols []string
+	var defs []string
 	for _, c := range typeCases {
 		defs = append(defs, c.name+" "+c.sqlType)
-		cols = append(cols, c.name)
 	}
 	exec(t, conn, "CREATE TABLE "+sch+".t (id int4 PRIMARY KEY, "+strings.Join(defs, ", ")+")")
 	for r := 0; r < 4; r++ {
