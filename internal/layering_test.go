@@ -17,7 +17,9 @@ const module = "github.com/pipewhy/pipewhy/"
 // allowed lists, for each package (a top-level directory, or a subdirectory with rules of
 // its own), the other top-level PipeWhy packages its non-test code may import, or a single
 // package by its path (a leaf such as "internal/hugemem"). The rule of the longest matching
-// directory applies; a top-level package's own subpackages are always allowed.
+// directory applies; a top-level package's own subpackages are always allowed. Under
+// internal/ every package is a unit of its own: it needs a rule, and may import another
+// internal package only when its rule names it (default deny).
 var allowed = map[string][]string{
 	"normalize":          {"internal/civil"},
 	"normalize/columnar": {"canonical", "internal/civil"}, // NESTED values are graphforge-canonical/1 bytes
@@ -38,14 +40,18 @@ var allowed = map[string][]string{
 	"compare":            {"snapshot", "fingerprint", "normalize", "arrays", "repo", "scan", "source"},
 	"examples":           {},
 	"config":             {"normalize"},
-	"internal":           {"*"},
-	"internal/hugemem":   {}, // a leaf: the standard library only
-	"internal/civil":     {}, // a leaf: the standard library only
-	"internal/arrowfb":   {}, // a leaf: the standard library only
-	"internal/errcode":   {}, // a leaf: the standard library only
-	"internal/testenv":   {}, // a leaf, and imported by tests only (testOnly)
-	"cmd":                {"internal"},
-	"bench":              {"*"}, // benchmark programs may measure anything
+	"internal/cli": {"canonical", "compare", "config", "examples", "incident", "lineage", "normalize", "repo",
+		"scan", "snapshot", "source", "why", "internal/errcode"}, // the command: every library package
+	"internal/tablefp": {"fingerprint", "normalize", "snapshot"},
+	"internal/chain":   {"fingerprint", "snapshot", "internal/tablefp"},
+	"internal/cputime": {}, // a leaf: the standard library only
+	"internal/hugemem": {}, // a leaf: the standard library only
+	"internal/civil":   {}, // a leaf: the standard library only
+	"internal/arrowfb": {}, // a leaf: the standard library only
+	"internal/errcode": {}, // a leaf: the standard library only
+	"internal/testenv": {}, // a leaf, and imported by tests only (testOnly)
+	"cmd":              {"internal/cli"},
+	"bench":            {"*"}, // benchmark programs may measure anything
 }
 
 // testOnly lists the packages that only tests may import.
@@ -72,7 +78,6 @@ func TestLayering(t *testing.T) {
 			return nil
 		}
 		rel, _ := filepath.Rel(root, path)
-		top := strings.Split(filepath.ToSlash(rel), "/")[0]
 		if !strings.Contains(filepath.ToSlash(rel), "/") {
 			return nil // files at the root, if any
 		}
@@ -90,14 +95,14 @@ func TestLayering(t *testing.T) {
 			if testOnly[depPath] {
 				t.Errorf("%s imports %s, which only tests may import", rel, p)
 			}
-			dep := strings.Split(depPath, "/")[0]
-			if dep == top {
+			dep := unit(depPath)
+			if dep == unit(filepath.ToSlash(filepath.Dir(rel))) {
 				continue
 			}
 			pkg := filepath.ToSlash(filepath.Dir(rel))
 			rule, rules, known := ruleFor(pkg)
 			if !known {
-				t.Errorf("%s: package %q has no layering rule; add one to allowed", rel, top)
+				t.Errorf("%s: package %q has no layering rule; add one to allowed", rel, filepath.ToSlash(filepath.Dir(rel)))
 				continue
 			}
 			ok := false
@@ -120,6 +125,16 @@ func TestLayering(t *testing.T) {
 	}
 }
 
+// unit is the package an import path belongs to for the layering: its top-level
+// directory, or under internal/ the package itself (internal/civil, internal/cli).
+func unit(pkg string) string {
+	parts := strings.Split(pkg, "/")
+	if parts[0] == "internal" && len(parts) > 1 {
+		return parts[0] + "/" + parts[1]
+	}
+	return parts[0]
+}
+
 // ruleFor returns the rule of the longest directory in allowed that contains pkg.
 func ruleFor(pkg string) (string, []string, bool) {
 	for dir := pkg; dir != "." && dir != ""; dir = filepath.ToSlash(filepath.Dir(dir)) {
@@ -136,14 +151,22 @@ func TestRuleForLongestMatch(t *testing.T) {
 		"normalize/columnar":        "normalize/columnar",
 		"normalize/columnar/deeper": "normalize/columnar",
 		"snapshot/vfs":              "snapshot",
-		"internal/cli":              "internal",
+		"internal/cli":              "internal/cli",
 		"internal/hugemem":          "internal/hugemem",
 	} {
 		if got, _, ok := ruleFor(pkg); !ok || got != want {
 			t.Errorf("ruleFor(%q) = %q, %v; want %q", pkg, got, ok, want)
 		}
 	}
-	if _, _, ok := ruleFor("nosuchpkg"); ok {
-		t.Error("ruleFor found a rule for an unknown package")
+	for _, pkg := range []string{"nosuchpkg", "internal/nosuchpkg"} {
+		if _, _, ok := ruleFor(pkg); ok {
+			t.Errorf("ruleFor found a rule for the unknown package %s", pkg)
+		}
+	}
+	for pkg, want := range map[string]string{"internal/cli": "internal/cli", "internal/cli/sub": "internal/cli",
+		"source/duckdb": "source", "internal": "internal"} {
+		if got := unit(pkg); got != want {
+			t.Errorf("unit(%q) = %q, want %q", pkg, got, want)
+		}
 	}
 }
