@@ -21,7 +21,7 @@ type Options struct {
 	Limit int
 	// AllowDifferentArtifacts compares snapshots of different artifacts, matching
 	// their fields by field id although each artifact assigned its ids separately
-	// (Sources assigns both sides' ids itself). Without it such snapshots are
+	// (compare/live assigns both sides' ids itself). Without it such snapshots are
 	// refused with CodeArtifacts: field 1 of one artifact is not field 1 of another.
 	AllowDifferentArtifacts bool
 	// Load reads the parts a scan misses (repo.Repo.LoadMore): Diff may be given
@@ -126,6 +126,9 @@ type ValueChange struct {
 	id    uint64 // the field id
 }
 
+// FieldID is the stable field id of the changed field.
+func (c ValueChange) FieldID() uint64 { return c.id }
+
 // Example is one added, removed or changed record, by key.
 type Example struct {
 	Key string `json:"key"`
@@ -135,6 +138,10 @@ type Example struct {
 	Changes []ValueChange `json:"changes,omitempty"`
 	key     []uint64      // a changed record's key words (equal key digests: equal on both sides)
 }
+
+// KeyWords are the C2 words of a changed record's key, equal on both sides (their key
+// digests are), to find the record again (scan.Options.Fetch). Shared: not to be changed.
+func (e Example) KeyWords() []uint64 { return e.key }
 
 // pick is an example candidate: entry indexes and the key words it sorts by.
 type pick struct {
@@ -388,7 +395,7 @@ func equalStates(r *Report, a, b *repo.Scan, o Options) (done bool, err error) {
 		r.Records = &c
 	}
 	if r.Resolution == snapshot.ResolutionValue {
-		r.Fields = commonFields(a, b)
+		r.Fields = CommonFields(a, b)
 	}
 	return true, nil
 }
@@ -411,9 +418,9 @@ func need(o Options, parts repo.Parts, a, b *repo.Scan) error {
 	return errors.Join(errs[0], errs[1])
 }
 
-// commonFields are Diff's value-resolution fields of a and b when no record changed:
+// CommonFields are Diff's value-resolution fields of a and b when no record changed:
 // every field present in both, in B's schema order, none changed.
-func commonFields(a, b *repo.Scan) []FieldCount {
+func CommonFields(a, b *repo.Scan) []FieldCount {
 	out := []FieldCount{}
 	for _, f := range b.Descriptor.Fields {
 		if _, ok := a.FieldByID(uint64(f.ID)); ok {
@@ -453,7 +460,7 @@ func valueDiff(a, b *repo.Scan, ia, ib int, fields []FieldCount, idx map[uint64]
 }
 
 // renderValue renders value entry row from the scan's value table; a scan observed
-// without payloads (scan.Options.DigestsOnly) has none: "" (Sources fills those in).
+// without payloads (scan.Options.DigestsOnly) has none: "" (compare/live fills those in).
 func renderValue(s *repo.Scan, row int) string {
 	t := s.ValueTable
 	if t == nil {

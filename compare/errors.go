@@ -14,7 +14,13 @@ const (
 	CodeArtifacts Code = "PW_COMPARE_ARTIFACTS"
 )
 
-// Error is the error type of this package.
+// Error codes of the live comparison of two sources (package compare/live).
+const (
+	CodeOptions Code = "PW_COMPARE_OPTIONS" // a bad --map, --key or --exclude, or a missing key
+	CodeSource  Code = "PW_COMPARE_SOURCE"  // a side could not be opened, read or observed
+)
+
+// Error is the error type of this package and of compare/live.
 type Error struct {
 	Code Code
 	Op   string
