@@ -3,9 +3,9 @@
 package internal_test
 
 import (
+	"go/ast"
 	"go/parser"
-	"go/token"
-	"io/fs"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -59,33 +59,12 @@ var allowed = map[string][]string{
 var testOnly = map[string]bool{"internal/testenv": true, "source/sourcetest": true}
 
 func TestLayering(t *testing.T) {
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
 	checked := 0
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	moduleFiles(t, parser.ImportsOnly, func(rel string, f *ast.File) {
+		if !strings.Contains(rel, "/") {
+			return // files at the root, if any
 		}
-		if d.IsDir() {
-			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		rel, _ := filepath.Rel(root, path)
-		if !strings.Contains(filepath.ToSlash(rel), "/") {
-			return nil // files at the root, if any
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
-		if err != nil {
-			return err
-		}
+		pkg := path.Dir(rel)
 		for _, imp := range f.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
 			if !strings.HasPrefix(p, module) {
@@ -97,13 +76,12 @@ func TestLayering(t *testing.T) {
 				t.Errorf("%s imports %s, which only tests may import", rel, p)
 			}
 			dep := unit(depPath)
-			if dep == unit(filepath.ToSlash(filepath.Dir(rel))) {
+			if dep == unit(pkg) {
 				continue
 			}
-			pkg := filepath.ToSlash(filepath.Dir(rel))
 			rule, rules, known := ruleFor(pkg)
 			if !known {
-				t.Errorf("%s: package %q has no layering rule; add one to allowed", rel, filepath.ToSlash(filepath.Dir(rel)))
+				t.Errorf("%s: package %q has no layering rule; add one to allowed", rel, pkg)
 				continue
 			}
 			ok := false
@@ -116,11 +94,7 @@ func TestLayering(t *testing.T) {
 				t.Errorf("%s imports %s: %q may not depend on %q (docs/ARCHITECTURE.md)", rel, p, rule, dep)
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if checked == 0 {
 		t.Fatal("no PipeWhy imports found: the walk did not see the module")
 	}

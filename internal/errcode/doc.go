@@ -15,6 +15,6 @@
 //
 // Invariants: Coded is implemented by every exported type of the module that has an
 // Error method, except causes that are only ever wrapped in a coded error of the package
-// that returns them (TestEveryErrorTypeIsCoded lists them); Of returns a code of the
-// chain or "", never a code the chain does not hold.
+// that returns them (TestEveryErrorTypeIsCoded in internal/errorshape_test.go checks it
+// and lists them); Of returns a code of the chain or "", never one it does not hold.
 package errcode
