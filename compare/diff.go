@@ -10,6 +10,7 @@ import (
 
 	"github.com/pipewhy/pipewhy/fingerprint"
 	"github.com/pipewhy/pipewhy/normalize"
+	"github.com/pipewhy/pipewhy/normalize/c2text"
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/pipewhy/pipewhy/snapshot"
 )
@@ -132,7 +133,7 @@ func (c ValueChange) FieldID() uint64 { return c.id }
 // Example is one added, removed or changed record, by key.
 type Example struct {
 	Key string `json:"key"`
-	// Brief is Key on one line of about 100 runes at most (repo.FormatRecordShort),
+	// Brief is Key on one line of about 100 runes at most (c2text.RecordShort),
 	// for people: the key of a keyless scan is the whole record.
 	Brief   string        `json:"-"`
 	Changes []ValueChange `json:"changes,omitempty"`
@@ -347,7 +348,7 @@ const (
 // example is the Example of a record's key words; Brief shows the fields first accepts
 // first.
 func example(key []uint64, name func(uint64) string, first func(uint64) bool) Example {
-	return Example{Key: repo.FormatRecord(key, name), Brief: repo.FormatRecordShort(key, name, first, briefWidth, briefValueWidth)}
+	return Example{Key: c2text.Record(key, name), Brief: c2text.RecordShort(key, name, first, briefWidth, briefValueWidth)}
 }
 
 // columnsDiffer lists the fields of both snapshots, in B's order, whose column states
@@ -467,7 +468,7 @@ func renderValue(s *repo.Scan, row int) string {
 		return ""
 	}
 	lo, hi := t.PayloadOffset[row], t.PayloadOffset[row]+t.PayloadLength[row]
-	return repo.FormatValue(normalize.TypeCode(t.TypeID[row]), t.PayloadWords[lo:hi])
+	return c2text.Value(normalize.TypeCode(t.TypeID[row]), t.PayloadWords[lo:hi])
 }
 
 func lessWords(a, b []uint64) bool {

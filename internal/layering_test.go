@@ -23,6 +23,7 @@ const module = "github.com/pipewhy/pipewhy/"
 var allowed = map[string][]string{
 	"normalize":          {"internal/civil"},
 	"normalize/columnar": {"canonical", "internal/civil"}, // NESTED values are graphforge-canonical/1 bytes
+	"normalize/c2text":   {},                              // C2 values as text for people: normalize only
 	"source/duckdb":      {},
 	"source/postgres":    {},
 	"source/mysql":       {"internal/civil"},

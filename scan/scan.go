@@ -18,6 +18,7 @@ import (
 	"github.com/pipewhy/pipewhy/fingerprint"
 	"github.com/pipewhy/pipewhy/lineage"
 	"github.com/pipewhy/pipewhy/normalize"
+	"github.com/pipewhy/pipewhy/normalize/c2text"
 	"github.com/pipewhy/pipewhy/normalize/columnar"
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/pipewhy/pipewhy/snapshot"
@@ -664,7 +665,7 @@ func buildRecords(sc *repo.Scan, fr *fingerprint.Result, kept []*normalize.Recor
 				dup.Keys++
 				dup.Records += j - i
 				if len(dup.Examples) < 10 {
-					dup.Examples = append(dup.Examples, repo.FormatRecord(keyOf(i), fieldNamer(&sc.Descriptor)))
+					dup.Examples = append(dup.Examples, c2text.Record(keyOf(i), fieldNamer(&sc.Descriptor)))
 				}
 			}
 			i = j

@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/pipewhy/pipewhy/normalize"
+	"github.com/pipewhy/pipewhy/normalize/c2text"
 	"github.com/pipewhy/pipewhy/normalize/columnar"
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/pipewhy/pipewhy/snapshot"
@@ -203,7 +204,7 @@ func TestRunFailureWritesNothing(t *testing.T) {
 	if sc.Len() != 2 || sc.ValueTable.Len() != 4 || sc.Descriptor.Artifact != "t" {
 		t.Errorf("loaded %d records, %d values, artifact %q", sc.Len(), sc.ValueTable.Len(), sc.Descriptor.Artifact)
 	}
-	if got := repo.FormatRecord(sc.Key(0), func(uint64) string { return "k" }); got != `k="1"` && got != `k="2"` {
+	if got := c2text.Record(sc.Key(0), func(uint64) string { return "k" }); got != `k="1"` && got != `k="2"` {
 		t.Errorf("key 0 = %s", got)
 	}
 }

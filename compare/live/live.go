@@ -14,6 +14,7 @@ import (
 	"github.com/pipewhy/pipewhy/compare"
 	"github.com/pipewhy/pipewhy/fingerprint"
 	"github.com/pipewhy/pipewhy/normalize"
+	"github.com/pipewhy/pipewhy/normalize/c2text"
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/pipewhy/pipewhy/scan"
 	"github.com/pipewhy/pipewhy/snapshot"
@@ -327,15 +328,15 @@ const notReread = "(not re-read)"
 
 // fieldValue renders field id of a C2 record (as Diff renders a value-table payload);
 // a record the second read did not return renders as notReread. The records come from
-// the columnar encoder, so repo.RecordFields may walk them.
+// the columnar encoder, so c2text.Fields may walk them.
 func fieldValue(rec []uint64, id uint64) string {
 	if rec == nil {
 		return notReread
 	}
-	ids, types, payloads := repo.RecordFields(rec)
+	ids, types, payloads := c2text.Fields(rec)
 	for k, fid := range ids {
 		if fid == id {
-			return repo.FormatValue(types[k], payloads[k])
+			return c2text.Value(types[k], payloads[k])
 		}
 	}
 	return "(missing)"
