@@ -14,6 +14,7 @@ import (
 	"github.com/pipewhy/pipewhy/internal/testenv"
 	"github.com/pipewhy/pipewhy/source"
 	"github.com/pipewhy/pipewhy/source/sourcetest"
+	"github.com/pipewhy/pipewhy/source/sourcetest/confdata"
 )
 
 // testServer is a reachable server with a fresh database for one test.
@@ -113,4 +114,22 @@ func openRead(t testing.TB, a Address, opts source.Options) (*arrow.Schema, []ar
 		t.Fatalf("close: %v", err)
 	}
 	return src.Schema(), cols, ev, src.PrimaryKey()
+}
+
+// TestConformance: the shared conformance dataset (confdata), written to a table, reads
+// back as through every adapter (sourcetest.Conformance).
+func TestConformance(t *testing.T) {
+	s := newServer(t)
+	s.exec(t, "CREATE TABLE conf (id BIGINT, name TEXT, amount DOUBLE, payload BLOB) ENGINE=InnoDB",
+		confdata.InsertSQL("conf", func(b []byte) string { return "X'" + hex.EncodeToString(b) + "'" }))
+	for _, bs := range []int{1, 2, 1000} {
+		src, err := OpenAddress(context.Background(), s.table("conf"), source.Options{BatchSize: bs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sourcetest.Conformance(t, src, Kind, ConsistencySnapshot)
+		if err := src.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"io"
 	"math"
@@ -13,6 +14,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/pipewhy/pipewhy/source"
+	"github.com/pipewhy/pipewhy/source/sourcetest"
+	"github.com/pipewhy/pipewhy/source/sourcetest/confdata"
 )
 
 // value extracts row i of a as a comparable Go value: nil for null, float
@@ -628,5 +631,18 @@ func TestExcludedInColumnOrder(t *testing.T) {
 	arrs, ev := readAll(t, src)
 	if len(arrs) != 2 || strings.Join(ev.Excluded, ",") != "a,c" {
 		t.Fatalf("columns %d, excluded %q, want 2 and a,c", len(arrs), ev.Excluded)
+	}
+}
+
+// TestConformance: the shared conformance dataset (confdata), written to a table, reads
+// back as through every adapter (sourcetest.Conformance).
+func TestConformance(t *testing.T) {
+	conn := server(t)
+	sch := schema(t, conn)
+	exec(t, conn, "CREATE TABLE "+sch+".conf (id int8, name text, amount float8, payload bytea)")
+	exec(t, conn, confdata.InsertSQL(sch+".conf", func(b []byte) string { return `'\x` + hex.EncodeToString(b) + `'::bytea` }))
+	for _, bs := range []int{1, 2, 1000} {
+		src := openT(t, addr(sch, "conf"), source.Options{BatchSize: bs})
+		sourcetest.Conformance(t, src, Kind, Consistency)
 	}
 }
