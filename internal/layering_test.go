@@ -38,7 +38,7 @@ var allowed = map[string][]string{
 	"incident":           {"snapshot", "fingerprint", "normalize", "arrays", "repo", "config", "lineage", "why", "internal/tablefp", "internal/chain"},
 	"why":                {"snapshot", "fingerprint", "normalize", "arrays", "repo", "scan", "source", "compare", "lineage"},
 	"lineage":            {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo", "config", "internal/tablefp", "internal/chain"},
-	"compare":            {"snapshot", "fingerprint", "normalize", "repo"},
+	"compare":            {"snapshot", "fingerprint", "normalize", "repo", "source"}, // source: type names (no adapter, no scan)
 	"compare/live":       {"snapshot", "fingerprint", "normalize", "repo", "scan", "source"},
 	"examples":           {},
 	"config":             {"normalize"},
