@@ -136,12 +136,12 @@ func describe(err error) (msg, code string) {
 	}
 	for err != nil {
 		next := errors.Unwrap(err)
-		code := ""
+		own := ""
 		if c, ok := err.(errcode.Coded); ok {
-			code = c.ErrorCode()
+			own = c.ErrorCode()
 		}
-		if code != "" {
-			codes = append(codes, code)
+		if own != "" {
+			codes = append(codes, own)
 		}
 		switch e := err.(type) {
 		case *exitError, *usageError:
@@ -182,18 +182,18 @@ func describe(err error) (msg, code string) {
 			// A wrapper such as fmt.Errorf("--schema: %w", err): its own words are its
 			// text before the wrapped error's. A coded error's text may end with its code,
 			// which the line shows once, at its end.
-			own := err.Error()
-			if code != "" {
-				own = strings.TrimSuffix(strings.TrimSuffix(own, " ["+code+"]"), " ("+code+")")
+			text := err.Error()
+			if own != "" {
+				text = strings.TrimSuffix(strings.TrimSuffix(text, " ["+own+"]"), " ("+own+")")
 			}
 			if next != nil {
-				if rest := next.Error(); strings.HasSuffix(own, rest) {
-					own = strings.TrimSuffix(own, rest)
+				if rest := next.Error(); strings.HasSuffix(text, rest) {
+					text = strings.TrimSuffix(text, rest)
 				} else {
 					next = nil
 				}
 			}
-			add(own)
+			add(text)
 		}
 		err = next
 	}
