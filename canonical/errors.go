@@ -89,6 +89,10 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// ErrorCode returns the stable code as a string (internal/errcode: the method every
+// PipeWhy error has, for callers that do not know its type).
+func (e *Error) ErrorCode() string { return string(e.Code) }
+
 // Is reports whether target is the sentinel of e's code.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
@@ -97,8 +101,7 @@ func (e *Error) Is(target error) bool {
 
 // CodeOf returns the code of the first *Error in err's chain, or "" if there is none.
 func CodeOf(err error) Code {
-	var e *Error
-	if errors.As(err, &e) {
+	if e, ok := errors.AsType[*Error](err); ok {
 		return e.Code
 	}
 	return ""

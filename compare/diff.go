@@ -10,6 +10,7 @@ import (
 
 	"github.com/pipewhy/pipewhy/fingerprint"
 	"github.com/pipewhy/pipewhy/normalize"
+	"github.com/pipewhy/pipewhy/normalize/c2text"
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/pipewhy/pipewhy/snapshot"
 	"github.com/pipewhy/pipewhy/source"
@@ -22,7 +23,7 @@ type Options struct {
 	Limit int
 	// AllowDifferentArtifacts compares snapshots of different artifacts, matching
 	// their fields by field id although each artifact assigned its ids separately
-	// (Sources assigns both sides' ids itself). Without it such snapshots are
+	// (compare/live assigns both sides' ids itself). Without it such snapshots are
 	// refused with CodeArtifacts: field 1 of one artifact is not field 1 of another.
 	AllowDifferentArtifacts bool
 	// Load reads the parts a scan misses (repo.Repo.LoadMore): Diff may be given
@@ -116,15 +117,22 @@ type ValueChange struct {
 	id    uint64 // the field id
 }
 
+// FieldID is the stable field id of the changed field.
+func (c ValueChange) FieldID() uint64 { return c.id }
+
 // Example is one added, removed or changed record, by key.
 type Example struct {
 	Key string `json:"key"`
-	// Brief is Key on one line of about 100 runes at most (repo.FormatRecordShort),
+	// Brief is Key on one line of about 100 runes at most (c2text.RecordShort),
 	// for people: the key of a keyless scan is the whole record.
 	Brief   string        `json:"-"`
 	Changes []ValueChange `json:"changes,omitempty"`
 	key     []uint64      // a changed record's key words (equal key digests: equal on both sides)
 }
+
+// KeyWords are the C2 words of a changed record's key, equal on both sides (their key
+// digests are), to find the record again (scan.Options.Fetch). Shared: not to be changed.
+func (e Example) KeyWords() []uint64 { return e.key }
 
 // pick is an example candidate: entry indexes and the key words it sorts by.
 type pick struct {
@@ -330,7 +338,7 @@ const (
 // example is the Example of a record's key words; Brief shows the fields first accepts
 // first.
 func example(key []uint64, name func(uint64) string, first func(uint64) bool) Example {
-	return Example{Key: repo.FormatRecord(key, name), Brief: repo.FormatRecordShort(key, name, first, briefWidth, briefValueWidth)}
+	return Example{Key: c2text.Record(key, name), Brief: c2text.RecordShort(key, name, first, briefWidth, briefValueWidth)}
 }
 
 // columnsDiffer lists the fields of both snapshots, in B's order, whose column states
@@ -378,7 +386,7 @@ func equalStates(r *Report, a, b *repo.Scan, o Options) (done bool, err error) {
 		r.Records = &c
 	}
 	if r.Resolution == snapshot.ResolutionValue {
-		r.Fields = commonFields(a, b)
+		r.Fields = CommonFields(a, b)
 	}
 	return true, nil
 }
@@ -401,9 +409,9 @@ func need(o Options, parts repo.Parts, a, b *repo.Scan) error {
 	return errors.Join(errs[0], errs[1])
 }
 
-// commonFields are Diff's value-resolution fields of a and b when no record changed:
+// CommonFields are Diff's value-resolution fields of a and b when no record changed:
 // every field present in both, in B's schema order, none changed.
-func commonFields(a, b *repo.Scan) []FieldCount {
+func CommonFields(a, b *repo.Scan) []FieldCount {
 	out := []FieldCount{}
 	for _, f := range b.Descriptor.Fields {
 		if _, ok := a.FieldByID(uint64(f.ID)); ok {
@@ -443,14 +451,14 @@ func valueDiff(a, b *repo.Scan, ia, ib int, fields []FieldCount, idx map[uint64]
 }
 
 // renderValue renders value entry row from the scan's value table; a scan observed
-// without payloads (scan.Options.DigestsOnly) has none: "" (Sources fills those in).
+// without payloads (scan.Options.DigestsOnly) has none: "" (compare/live fills those in).
 func renderValue(s *repo.Scan, row int) string {
 	t := s.ValueTable
 	if t == nil {
 		return ""
 	}
 	lo, hi := t.PayloadOffset[row], t.PayloadOffset[row]+t.PayloadLength[row]
-	return repo.FormatValue(normalize.TypeCode(t.TypeID[row]), t.PayloadWords[lo:hi])
+	return c2text.Value(normalize.TypeCode(t.TypeID[row]), t.PayloadWords[lo:hi])
 }
 
 func lessWords(a, b []uint64) bool {

@@ -20,15 +20,6 @@
 // report not Equal. It compares at the coarser resolution of the two snapshots, and at dataset
 // resolution when they were scanned with different keys (with a note).
 //
-// Sources compares two live sources without a repository (`pipewhy compare`): it opens
-// both, plans one comparison schema (columns matched by name or by an explicit mapping,
-// field ids assigned alike on both sides, so equal data yields equal words whatever the
-// engine or physical width), observes both sides concurrently at record resolution through
-// scan.ObserveSource and diffs the two scans with Diff. Which fields changed, and the
-// changed examples' values, come from a second read of each side at value resolution
-// that keeps only the changed records' value digests and the examples' records; a side
-// whose dataset state differs on that read changed in between, and the report says so.
-// Differences of physical type
-// only (int4 vs int64, decimal precision) are reported as Types, never as differences. docs/compare.md has the semantics and the representations that
-// differ across engines under strict-v1 and logical-v1.
+// Comparing two live sources, without snapshots (`pipewhy compare`), is package
+// compare/live, which reads both through package scan and diffs them with Diff.
 package compare

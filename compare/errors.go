@@ -14,7 +14,13 @@ const (
 	CodeArtifacts Code = "PW_COMPARE_ARTIFACTS"
 )
 
-// Error is the error type of this package.
+// Error codes of the live comparison of two sources (package compare/live).
+const (
+	CodeOptions Code = "PW_COMPARE_OPTIONS" // a bad --map, --key or --exclude, or a missing key
+	CodeSource  Code = "PW_COMPARE_SOURCE"  // a side could not be opened, read or observed
+)
+
+// Error is the error type of this package and of compare/live.
 type Error struct {
 	Code Code
 	Op   string
@@ -31,6 +37,10 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// ErrorCode returns the stable code as a string (internal/errcode: the method every
+// PipeWhy error has, for callers that do not know its type).
+func (e *Error) ErrorCode() string { return string(e.Code) }
 
 // Is reports whether target is an *Error with the same Code.
 func (e *Error) Is(target error) bool {

@@ -58,6 +58,10 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// ErrorCode returns the stable code as a string (internal/errcode: the method every
+// PipeWhy error has, for callers that do not know its type).
+func (e *Error) ErrorCode() string { return string(e.Code) }
+
 // Scan is the scan settings of one source entry, or the defaults. Zero values (empty
 // strings, nil lists and pointers) mean "not set here".
 type Scan struct {

@@ -61,6 +61,10 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// ErrorCode returns the stable code as a string (internal/errcode: the method every
+// PipeWhy error has, for callers that do not know its type).
+func (e *Error) ErrorCode() string { return string(e.Code) }
+
 // Is reports whether target is an *Error with the same Code and no other detail, so that
 // errors.Is(err, &fingerprint.Error{Code: fingerprint.CodeUnderflow}) works.
 func (e *Error) Is(target error) bool {
@@ -70,8 +74,7 @@ func (e *Error) Is(target error) bool {
 
 // CodeOf returns the stable code of err, or "" when err carries none of this package.
 func CodeOf(err error) Code {
-	var e *Error
-	if errors.As(err, &e) {
+	if e, ok := errors.AsType[*Error](err); ok {
 		return e.Code
 	}
 	return ""

@@ -178,7 +178,7 @@ func encode(g *Graph, observedAt uint64) (*encoded, error) {
 	desc := descriptor{Format: DescriptorFormat, Version: DescriptorVersion, Names: names,
 		Evidence: []originJSON{}, Transforms: []refJSON{}}
 	for _, o := range evidence {
-		desc.Evidence = append(desc.Evidence, originJSON{Kind: o.Kind, Ref: o.Ref})
+		desc.Evidence = append(desc.Evidence, originJSON(o))
 	}
 	for _, t := range transforms {
 		desc.Transforms = append(desc.Transforms, refJSON{Kind: string(t.Kind), Ref: t.Ref})
@@ -272,7 +272,7 @@ func decode(snap *snapshot.Snapshot) (*Graph, error) {
 			tr = TransformRef{Kind: TransformKind(desc.Transforms[t].Kind), Ref: desc.Transforms[t].Ref}
 		}
 		o := desc.Evidence[et.EvidenceID[i]]
-		origin := Origin{Kind: o.Kind, Ref: o.Ref}
+		origin := Origin(o)
 		switch {
 		case kind(src) == KindDataset && kind(dst) == KindDataset:
 			k := declKey{src, dst, et.EvidenceID[i]}

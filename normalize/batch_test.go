@@ -138,9 +138,9 @@ func TestErrorMatching(t *testing.T) {
 	if CodeOf(err) != CodeBatchTag || CodeOf(errors.New("x")) != "" || CodeOf(nil) != "" {
 		t.Error("CodeOf")
 	}
-	var coder interface{ ErrCode() Code }
-	if !errors.As(err, &coder) || coder.ErrCode() != CodeBatchTag {
-		t.Error("ErrCode accessor")
+	var coder interface{ ErrorCode() string }
+	if !errors.As(err, &coder) || coder.ErrorCode() != string(CodeBatchTag) {
+		t.Error("ErrorCode accessor")
 	}
 }
 

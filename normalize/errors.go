@@ -65,8 +65,9 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// ErrCode returns the stable code; it lets callers use a small interface instead of the type.
-func (e *Error) ErrCode() Code { return e.Code }
+// ErrorCode returns the stable code as a string (internal/errcode: the method every
+// PipeWhy error has, for callers that do not know its type).
+func (e *Error) ErrorCode() string { return string(e.Code) }
 
 // Is reports whether target is an *Error with the same Code, so that
 // errors.Is(err, &normalize.Error{Code: normalize.CodeUTF8}) works.
@@ -77,8 +78,7 @@ func (e *Error) Is(target error) bool {
 
 // CodeOf returns the stable code of err, or "" when err carries none.
 func CodeOf(err error) Code {
-	var e *Error
-	if errors.As(err, &e) {
+	if e, ok := errors.AsType[*Error](err); ok {
 		return e.Code
 	}
 	return ""

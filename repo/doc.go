@@ -2,8 +2,8 @@
 // snapshot store, the source schema registry and an append-only scan log, found
 // from the working directory like git finds .git (Find). It also defines the scan
 // snapshot format (Descriptor, Scan, Load, Decode, Scan.Arrays) shared by the
-// producer (package scan) and the consumer (package compare), and renders C2 values
-// for people (FormatValue, FormatRecord, FormatRecordShort). LoadParts loads a scan's
+// producer (package scan) and the consumer (package compare); package
+// normalize/c2text renders the C2 values it holds for people. LoadParts loads a scan's
 // summary with only some of its per-record Parts, LoadMore the others when needed.
 //
 // The layout, the arrays of a scan snapshot and the checks Load makes are specified

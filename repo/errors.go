@@ -1,6 +1,9 @@
 package repo
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Code is a stable error code. Codes are only ever appended, never renamed or reused.
 type Code string
@@ -41,6 +44,10 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// ErrorCode returns the stable code as a string (internal/errcode: the method every
+// PipeWhy error has, for callers that do not know its type).
+func (e *Error) ErrorCode() string { return string(e.Code) }
+
 // Is reports whether target is an *Error with the same Code, so that
 // errors.Is(err, &repo.Error{Code: repo.CodeNotRepo}) works.
 func (e *Error) Is(target error) bool {
@@ -58,15 +65,8 @@ var (
 
 // CodeOf returns the code of the first *Error in err's chain, or "".
 func CodeOf(err error) Code {
-	for err != nil {
-		if e, ok := err.(*Error); ok {
-			return e.Code
-		}
-		u, ok := err.(interface{ Unwrap() error })
-		if !ok {
-			return ""
-		}
-		err = u.Unwrap()
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e.Code
 	}
 	return ""
 }

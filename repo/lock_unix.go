@@ -39,7 +39,7 @@ func (r *Repo) lock(how int) (unlock func(), err error) {
 		return nil, &Error{Code: CodeIO, Op: "lock", Path: p, Msg: "cannot lock", Err: err}
 	}
 	return func() {
-		unix.Flock(int(f.Fd()), unix.LOCK_UN)
+		_ = unix.Flock(int(f.Fd()), unix.LOCK_UN) // closing the file releases the lock as well
 		f.Close()
 	}, nil
 }

@@ -346,7 +346,8 @@ func StoreIDs(st *snapshot.Store) ([]snapshot.ID, error) {
 }
 
 // writeFileAtomic writes data to path crash-safely: temporary file in the same
-// directory, fsync, close, rename, fsync of the directory.
+// directory, fsync, close, rename, fsync of the directory. A failure of the last step is
+// reported too: the file is then in place but may not be durable.
 func writeFileAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
@@ -365,12 +366,24 @@ func writeFileAtomic(path string, data []byte) error {
 		err = os.Rename(tmp, path)
 	}
 	if err != nil {
-		os.Remove(tmp)
+		_ = os.Remove(tmp) // the write error is the one to report
 		return err
 	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("fsync directory (the file is in place but may not be durable): %w", err)
 	}
 	return nil
+}
+
+// syncDir fsyncs directory dir. A variable for tests.
+var syncDir = func(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

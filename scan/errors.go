@@ -1,6 +1,9 @@
 package scan
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Code is a stable error code. Codes are only ever appended, never renamed or reused.
 type Code string
@@ -40,29 +43,35 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// ErrorCode returns the stable code as a string (internal/errcode: the method every
+// PipeWhy error has, for callers that do not know its type).
+func (e *Error) ErrorCode() string { return string(e.Code) }
+
 // Is reports whether target is an *Error with the same Code.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
 	return ok && t.Code == e.Code
 }
 
-// CodeOf returns the code of the first *Error of this package in err's chain, or "".
+// CodeOf returns the code of the first error of this package (*Error or
+// *DuplicateKeyError) in err's chain, or "".
 func CodeOf(err error) Code {
-	for err != nil {
-		switch e := err.(type) {
-		case *Error:
-			return e.Code
-		case *DuplicateKeyError:
-			return CodeDuplicateKey
-		}
-		u, ok := err.(interface{ Unwrap() error })
-		if !ok {
-			return ""
-		}
-		err = u.Unwrap()
+	if e, ok := errors.AsType[coded](err); ok {
+		return Code(e.ErrorCode())
 	}
 	return ""
 }
+
+// coded is what this package's two error types have in common; only they implement its
+// unexported method.
+type coded interface {
+	error
+	ErrorCode() string
+	scanError()
+}
+
+func (*Error) scanError()             {}
+func (*DuplicateKeyError) scanError() {}
 
 // DuplicateKeyError reports records that share a key (CodeDuplicateKey). Examples
 // holds up to ten rendered keys: the caller decides whether to show them (they are
@@ -76,6 +85,9 @@ type DuplicateKeyError struct {
 func (e *DuplicateKeyError) Error() string {
 	return fmt.Sprintf("scan keys: %d key values occur more than once (%d records) [%s]", e.Keys, e.Records, CodeDuplicateKey)
 }
+
+// ErrorCode returns CodeDuplicateKey (internal/errcode).
+func (e *DuplicateKeyError) ErrorCode() string { return string(CodeDuplicateKey) }
 
 // Is matches &Error{Code: CodeDuplicateKey}.
 func (e *DuplicateKeyError) Is(target error) bool {

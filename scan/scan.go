@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -19,6 +18,7 @@ import (
 	"github.com/pipewhy/pipewhy/fingerprint"
 	"github.com/pipewhy/pipewhy/lineage"
 	"github.com/pipewhy/pipewhy/normalize"
+	"github.com/pipewhy/pipewhy/normalize/c2text"
 	"github.com/pipewhy/pipewhy/normalize/columnar"
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/pipewhy/pipewhy/snapshot"
@@ -276,19 +276,84 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 	if err != nil {
 		return nil, &Error{Code: CodeRegistry, Op: "open", Msg: "field id assignment", Err: err}
 	}
+	desc, byName, err := describe(name, asg, o)
+	if err != nil {
+		return nil, err
+	}
+	keyIDs, err := keyFields(src, o, res, &desc, byName)
+	if err != nil {
+		return nil, err
+	}
+	fctx, err := fingerprint.NewContext(fingerprint.XXH3, o.Profile.ID(), desc.SchemaDescriptor(), fingerprint.Multiset)
+	if err != nil {
+		return nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "context", Err: err}
+	}
+	// Only value resolution keeps the encoded batches (the value table holds every
+	// payload); at record resolution the engine returns the key words itself, and each
+	// encoder goroutine reuses one batch for all it encodes.
+	keep := res == snapshot.ResolutionValue && !o.DigestsOnly
+	fr, kept, fetch, err := fingerprintSource(ctx, src, o, fctx, asg, keyIDs, res, fres, keep)
+	if err != nil {
+		return nil, err
+	}
+	// The pipeline's goroutines have all returned: the source is read here only.
+	ev := src.Evidence()
+	cov := ev.Coverage
+	if err := checkCoverage(cov, o, fr); err != nil {
+		return nil, err
+	}
+	desc.Rows = repo.Uint(fr.State.Count())
+	desc.Choices = append(desc.Choices, ev.Choices...)
+	desc.Excluded = append(desc.Excluded, ev.Excluded...)
+	desc.Adapter = string(ev.Adapter)
+	desc.ColumnStates = true
+
+	finished := time.Now()
+	sc := &repo.Scan{Descriptor: desc, Context: fctx, State: fr.State,
+		Metadata: metadata(ev, fctx, started, finished, res)}
+	if o.Progress != nil {
+		o.Progress(Progress{Phase: PhaseBuild, Rows: cov.Returned})
+	}
+	if err := buildTables(sc, fr, uint64(finished.UnixNano())); err != nil {
+		return nil, err
+	}
+	if res != snapshot.ResolutionDataset {
+		if err := buildRecords(sc, fr, kept, keyIDs, keep); err != nil {
+			return nil, err
+		}
+		if o.DigestsOnly {
+			n := len(fr.Records) / fingerprint.RecordStride
+			if len(fr.ValueOffsets) != n+1 || fr.ValueOffsets[n] != uint64(len(fr.Values)/fingerprint.ValueStride) {
+				return nil, &Error{Code: CodeInternal, Op: "fingerprint", Msg: "value offsets differ from the engine's entries"}
+			}
+			sc.Values, sc.ValueOffsets = fr.Values, fr.ValueOffsets
+		}
+	}
+	r := &Result{ID: sc.Metadata.ID, Scan: sc, Changes: asg.Changes, First: asg.First}
+	if fetch != nil {
+		r.Fetched = fetch.got
+	}
+	return r, nil
+}
+
+// describe starts the descriptor of a scan of the schema asg assigned ids to: its
+// fields, by id, with their C3 value types, Arrow and source types; byName maps each
+// field's name to its id. A type the scan cannot fingerprint, or one the profile cannot
+// represent, is an error.
+func describe(name string, asg *source.Assignment, o Options) (desc repo.Descriptor, byName map[string]uint64, err error) {
 	schema := asg.Schema
-	desc := repo.Descriptor{Artifact: name, Address: redactAddress(o.Address), SourceSchemaID: asg.SchemaID,
+	desc = repo.Descriptor{Artifact: name, Address: source.RedactAddress(o.Address), SourceSchemaID: asg.SchemaID,
 		KeyFields: []repo.Uint{}, Choices: []string{}, Excluded: []string{}}
-	byName := map[string]uint64{}
+	byName = map[string]uint64{}
 	for i, f := range schema.Fields() {
 		vt, ok := valueType(f.Type)
 		tn, named := source.TypeName(f.Type)
 		if !ok || !named {
-			return nil, &Error{Code: CodeSource, Op: "open", Msg: fmt.Sprintf("column %q: type %s is not supported", f.Name, f.Type)}
+			return desc, nil, &Error{Code: CodeSource, Op: "open", Msg: fmt.Sprintf("column %q: type %s is not supported", f.Name, f.Type)}
 		}
 		if needsExtension(f.Type) && !o.Profile.Extended() {
 			ext := o.Profile.Base().Name() + "+ext1"
-			return nil, &Error{Code: CodeProfile, Op: "open", Msg: fmt.Sprintf(
+			return desc, nil, &Error{Code: CodeProfile, Op: "open", Msg: fmt.Sprintf(
 				"column %q has type %s, which profile %s cannot represent: scan with profile %s (--profile %s) or leave the column out (--exclude %s)",
 				f.Name, tn, o.Profile.Name(), ext, ext, f.Name)}
 		}
@@ -304,6 +369,13 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 		desc.Fields = append(desc.Fields, fd)
 		byName[f.Name] = asg.IDs[i]
 	}
+	return desc, byName, nil
+}
+
+// keyFields resolves the key of the scan to sorted field ids, and records them in desc:
+// o.Key, else (above dataset resolution) the primary key of a database table, recorded
+// as the choice key=primary-key.
+func keyFields(src source.Source, o Options, res snapshot.Resolution, desc *repo.Descriptor, byName map[string]uint64) ([]uint64, error) {
 	keys := o.Key
 	if len(keys) == 0 && res != snapshot.ResolutionDataset {
 		// A database table's primary key is the default key (recorded as a choice), so a
@@ -334,14 +406,14 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 	for _, id := range keyIDs {
 		desc.KeyFields = append(desc.KeyFields, repo.Uint(id))
 	}
-	fctx, err := fingerprint.NewContext(fingerprint.XXH3, o.Profile.ID(), desc.SchemaDescriptor(), fingerprint.Multiset)
-	if err != nil {
-		return nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "context", Err: err}
-	}
-	// Only value resolution keeps the encoded batches (the value table holds every
-	// payload); at record resolution the engine returns the key words itself, and each
-	// encoder goroutine reuses one batch for all it encodes.
-	keep := res == snapshot.ResolutionValue && !o.DigestsOnly
+	return keyIDs, nil
+}
+
+// fingerprintSource reads src to its end through the encoding pipeline and the
+// fingerprint engine, and returns the engine's result; with keep, the encoded batches
+// too (value resolution); with o.Fetch, the fetcher that holds the records it found.
+func fingerprintSource(ctx context.Context, src source.Source, o Options, fctx fingerprint.Context, asg *source.Assignment, keyIDs []uint64,
+	res snapshot.Resolution, fres fingerprint.Resolution, keep bool) (*fingerprint.Result, []*normalize.RecordBatch, *fetcher, error) {
 	// The batches come from columnar.Encoder only (TrustedFrames). At record and value
 	// resolution the engine returns each entry's key words, and at value resolution which
 	// record each entry came from (Origins), so buildRecords needs neither a second key
@@ -350,7 +422,7 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 		Columns: true, KeyFields: keyIDs, TrustedFrames: true, Origins: keep,
 		KeyWords: res != snapshot.ResolutionDataset, Select: o.Select})
 	if err != nil {
-		return nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine", Err: err}
+		return nil, nil, nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine", Err: err}
 	}
 
 	cols := make([]columnar.Column, len(asg.IDs))
@@ -366,12 +438,12 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 	encs := make([]*columnar.Encoder, encoders)
 	for i := range encs {
 		if encs[i], err = columnar.NewEncoder(src.Schema(), cols, o.Profile); err != nil {
-			return nil, &Error{Code: CodeEncode, Op: "open", Msg: "C2 column encoder", Err: err}
+			return nil, nil, nil, &Error{Code: CodeEncode, Op: "open", Msg: "C2 column encoder", Err: err}
 		}
 	}
 	feed, err := eng.NewFeed(encoders)
 	if err != nil {
-		return nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine", Err: err}
+		return nil, nil, nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine", Err: err}
 	}
 	var kept []*normalize.RecordBatch
 	profileID := o.Profile.ID()
@@ -386,9 +458,7 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 		fetch = newFetcher(o.Fetch, keyIDs, encoders)
 		pl.fetch = fetch.tile
 	}
-	report := func(Progress) {}
 	if o.Progress != nil {
-		report = o.Progress
 		pl.prog = func(rows uint64, cov expects) {
 			o.Progress(Progress{Phase: PhaseRead, Rows: rows, Expected: cov.n, ExpectedKnown: cov.known,
 				Bytes: cov.read, BytesTotal: cov.size})
@@ -401,14 +471,14 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 		pl.prog(0, start)
 	}
 	if err := pl.run(ctx); err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	if o.Progress != nil && res != snapshot.ResolutionDataset {
-		report(Progress{Phase: PhaseSort, Rows: src.Evidence().Coverage.Returned})
+		o.Progress(Progress{Phase: PhaseSort, Rows: src.Evidence().Coverage.Returned})
 	}
 	fr, err := feed.Result()
 	if err != nil {
-		return nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine result", Err: err}
+		return nil, nil, nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine result", Err: err}
 	}
 	if keep {
 		// The engine's per-worker stores are garbage now; collecting them here lets the
@@ -417,11 +487,14 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 		// 2135 MiB peak (docs/performance.md).
 		runtime.GC()
 	}
-	// The pipeline's goroutines have all returned: the source is read here only.
-	ev := src.Evidence()
-	cov := ev.Coverage
+	return fr, kept, fetch, nil
+}
+
+// checkCoverage refuses a read whose coverage evidence is inconsistent, not COMPLETE
+// without o.AllowPartial, or whose returned records are not those fingerprinted.
+func checkCoverage(cov source.Coverage, o Options, fr *fingerprint.Result) error {
 	if err := cov.Check(); err != nil {
-		return nil, &Error{Code: CodeSource, Op: "read", Msg: "inconsistent coverage evidence", Err: err}
+		return &Error{Code: CodeSource, Op: "read", Msg: "inconsistent coverage evidence", Err: err}
 	}
 	if cov.Status != source.StatusComplete && !o.AllowPartial {
 		reasons := cov.Reasons()
@@ -429,20 +502,19 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 		if len(reasons) > 0 {
 			first = ": " + reasons[0]
 		}
-		return nil, &Error{Code: CodeCoverage, Op: "read", Msg: fmt.Sprintf("coverage %s, %d records failed to read%s (nothing published; %s)", cov.Status, cov.FailedRecords, first, partialHint(cov))}
+		return &Error{Code: CodeCoverage, Op: "read", Msg: fmt.Sprintf("coverage %s, %d records failed to read%s (nothing published; %s)", cov.Status, cov.FailedRecords, first, partialHint(cov))}
 	}
 	if cov.Returned != fr.State.Count() {
-		return nil, &Error{Code: CodeInternal, Op: "read", Msg: "returned records differ from fingerprinted records"}
+		return &Error{Code: CodeInternal, Op: "read", Msg: "returned records differ from fingerprinted records"}
 	}
-	desc.Rows = repo.Uint(fr.State.Count())
-	desc.Choices = append(desc.Choices, ev.Choices...)
-	desc.Excluded = append(desc.Excluded, ev.Excluded...)
-	desc.Adapter = string(ev.Adapter)
-	desc.ColumnStates = true
+	return nil
+}
 
-	finished := time.Now()
-	sc := &repo.Scan{Descriptor: desc, Context: fctx, State: fr.State}
-	sc.Metadata = snapshot.Metadata{
+// metadata is the C5 metadata of a scan: a new id, the source's evidence and coverage,
+// the read's times and the fingerprint context.
+func metadata(ev source.Evidence, fctx fingerprint.Context, started, finished time.Time, res snapshot.Resolution) snapshot.Metadata {
+	cov := ev.Coverage
+	md := snapshot.Metadata{
 		ID:                snapshot.NewID(),
 		SourceNamespace:   ev.Namespace,
 		SourceVersion:     ev.Version,
@@ -463,30 +535,10 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 			Mode: fctx.Mode().String(),
 		},
 	}
-	if sc.Metadata.Coverage.FailureReasons == nil {
-		sc.Metadata.Coverage.FailureReasons = []string{}
+	if md.Coverage.FailureReasons == nil {
+		md.Coverage.FailureReasons = []string{}
 	}
-	report(Progress{Phase: PhaseBuild, Rows: cov.Returned})
-	if err := buildTables(sc, fr, uint64(finished.UnixNano())); err != nil {
-		return nil, err
-	}
-	if res != snapshot.ResolutionDataset {
-		if err := buildRecords(sc, fr, kept, keyIDs, keep); err != nil {
-			return nil, err
-		}
-		if o.DigestsOnly {
-			n := len(fr.Records) / fingerprint.RecordStride
-			if len(fr.ValueOffsets) != n+1 || fr.ValueOffsets[n] != uint64(len(fr.Values)/fingerprint.ValueStride) {
-				return nil, &Error{Code: CodeInternal, Op: "fingerprint", Msg: "value offsets differ from the engine's entries"}
-			}
-			sc.Values, sc.ValueOffsets = fr.Values, fr.ValueOffsets
-		}
-	}
-	r := &Result{ID: sc.Metadata.ID, Scan: sc, Changes: asg.Changes, First: asg.First}
-	if fetch != nil {
-		r.Fetched = fetch.got
-	}
-	return r, nil
+	return md
 }
 
 // valueType returns the C3 value type of an Arrow type, and whether it is supported: the
@@ -550,24 +602,6 @@ func metaValue(f arrow.Field, key string) (string, bool) {
 		return f.Metadata.Values()[i], true
 	}
 	return "", false
-}
-
-// redactAddress returns addr with the password of a URL-shaped address (postgres://,
-// mysql://) replaced, so that no credential is ever stored in a snapshot or the scan log.
-func redactAddress(addr string) string {
-	if !strings.Contains(addr, "://") {
-		return addr
-	}
-	u, err := url.Parse(addr)
-	if err != nil {
-		// Unparseable: keep only what precedes any userinfo, never the credentials.
-		scheme, rest, _ := strings.Cut(addr, "://")
-		if at := strings.LastIndexByte(rest, '@'); at >= 0 {
-			rest = rest[at+1:]
-		}
-		return scheme + "://" + rest
-	}
-	return u.Redacted()
 }
 
 // DefaultName is the artifact name a scan without Options.Name gives an address: the
@@ -664,7 +698,7 @@ func buildRecords(sc *repo.Scan, fr *fingerprint.Result, kept []*normalize.Recor
 				dup.Keys++
 				dup.Records += j - i
 				if len(dup.Examples) < 10 {
-					dup.Examples = append(dup.Examples, repo.FormatRecord(keyOf(i), fieldNamer(&sc.Descriptor)))
+					dup.Examples = append(dup.Examples, c2text.Record(keyOf(i), fieldNamer(&sc.Descriptor)))
 				}
 			}
 			i = j
@@ -805,17 +839,6 @@ func locate(starts []uint64, o uint64) (int, int) {
 		}
 	}
 	return lo, int(o - starts[lo])
-}
-
-// wordsOf returns the words of all records of bs.
-func wordsOf(bs []*normalize.RecordBatch) uint64 {
-	t := uint64(0)
-	for _, b := range bs {
-		for _, l := range b.Lengths {
-			t += l
-		}
-	}
-	return t
 }
 
 func fieldNamer(d *repo.Descriptor) func(uint64) string {

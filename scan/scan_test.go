@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -19,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/pipewhy/pipewhy/normalize"
+	"github.com/pipewhy/pipewhy/normalize/c2text"
 	"github.com/pipewhy/pipewhy/normalize/columnar"
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/pipewhy/pipewhy/snapshot"
@@ -204,7 +204,7 @@ func TestRunFailureWritesNothing(t *testing.T) {
 	if sc.Len() != 2 || sc.ValueTable.Len() != 4 || sc.Descriptor.Artifact != "t" {
 		t.Errorf("loaded %d records, %d values, artifact %q", sc.Len(), sc.ValueTable.Len(), sc.Descriptor.Artifact)
 	}
-	if got := repo.FormatRecord(sc.Key(0), func(uint64) string { return "k" }); got != `k="1"` && got != `k="2"` {
+	if got := c2text.Record(sc.Key(0), func(uint64) string { return "k" }); got != `k="1"` && got != `k="2"` {
 		t.Errorf("key 0 = %s", got)
 	}
 }
@@ -327,24 +327,6 @@ func TestDefaultName(t *testing.T) {
 	} {
 		if got := DefaultName(addr); got != want {
 			t.Errorf("DefaultName(%q) = %q, want %q", addr, got, want)
-		}
-	}
-}
-
-func TestRedactAddress(t *testing.T) {
-	for addr, want := range map[string]string{
-		"/data/orders.csv":                      "/data/orders.csv",
-		"mysql://root@127.0.0.1:3306/test#t":    "mysql://root@127.0.0.1:3306/test#t",
-		"mysql://u:s3cret@h:3306/db#t":          "mysql://u:xxxxx@h:3306/db#t",
-		"postgres://u:s3cret@h/db?x=1#public.t": "postgres://u:xxxxx@h/db?x=1#public.t",
-		"postgres://u:s3c%zz@h/db#t":            "postgres://h/db#t",
-	} {
-		got := redactAddress(addr)
-		if got != want {
-			t.Errorf("redactAddress(%q) = %q, want %q", addr, got, want)
-		}
-		if strings.Contains(got, "s3c") {
-			t.Errorf("redactAddress(%q) kept the password", addr)
 		}
 	}
 }

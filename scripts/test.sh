@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The whole test suite, as the README gives it: vet, then every test with the race detector.
-# The DuckDB adapter is part of every cgo build, so ./... covers it; its package runs a
-# second time with the duckdb_arrow build tag, which adds the tests that cross-check its
-# vector decoder against DuckDB's own Arrow export.
+# The whole test suite, as the README gives it: vet and the static analysis, then every test
+# with the race detector. The DuckDB adapter is part of every cgo build, so ./... covers it;
+# its package runs a second time with the duckdb_arrow build tag, which adds the tests that
+# cross-check its vector decoder against DuckDB's own Arrow export.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go vet ./...
 go vet -tags duckdb_arrow ./source/duckdb/
+./scripts/lint.sh
 go test -race -count=1 -timeout 40m ./...
 go test -race -count=1 -timeout 20m -tags duckdb_arrow -run 'CrossCheck' ./source/duckdb/

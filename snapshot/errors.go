@@ -11,18 +11,19 @@ type Code string
 
 // Error codes.
 const (
-	CodeInvalidMetadata Code = "invalid_metadata" // metadata breaks a PW-07.01 rule
-	CodeInvalidArray    Code = "invalid_array"    // bad array key, dtype or byte length
-	CodeInvalidManifest Code = "invalid_manifest" // manifest bytes are not a valid C5 manifest
-	CodeUnsupported     Code = "unsupported"      // unsupported format, version, dtype or endianness
-	CodeContext         Code = "context_mismatch" // Options.VerifyContext rejected the fingerprint context
-	CodeParent          Code = "invalid_parent"   // parent is the snapshot itself or not a complete snapshot
-	CodeExists          Code = "exists"           // the snapshot ID is already published
-	CodeNotFound        Code = "not_found"        // no published snapshot has this ID
-	CodeIO              Code = "io"               // a filesystem operation failed before commit
-	CodeCommitUncertain Code = "commit_uncertain" // a failure after the publishing rename
-	CodeCanceled        Code = "canceled"         // the context ended before commit
-	CodeBadStore        Code = "bad_store"        // the store root is missing or not a directory
+	CodeInvalidMetadata Code = "invalid_metadata"  // metadata breaks a PW-07.01 rule
+	CodeInvalidArray    Code = "invalid_array"     // bad array key, dtype or byte length
+	CodeInvalidManifest Code = "invalid_manifest"  // manifest bytes are not a valid C5 manifest
+	CodeUnsupported     Code = "unsupported"       // unsupported format, version, dtype or endianness
+	CodeContext         Code = "context_mismatch"  // Options.VerifyContext rejected the fingerprint context
+	CodeParent          Code = "invalid_parent"    // parent is the snapshot itself or not a complete snapshot
+	CodeExists          Code = "exists"            // the snapshot ID is already published
+	CodeNotFound        Code = "not_found"         // no published snapshot has this ID
+	CodeIO              Code = "io"                // a filesystem operation failed before commit
+	CodeCommitUncertain Code = "commit_uncertain"  // a failure after the publishing rename
+	CodeCanceled        Code = "canceled"          // the context ended before commit
+	CodeBadStore        Code = "bad_store"         // the store root is missing or not a directory
+	CodeIntegrity       Code = "storage_integrity" // stored bytes fail validation (*StorageIntegrityError)
 )
 
 // Sentinels for categories, matched with errors.Is. An *Error with CodeExists also
@@ -79,6 +80,10 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// ErrorCode returns the stable code as a string (internal/errcode: the method every
+// PipeWhy error has, for callers that do not know its type).
+func (e *Error) ErrorCode() string { return string(e.Code) }
+
 // Is matches the category sentinels of e.Code.
 func (e *Error) Is(target error) bool {
 	switch e.Code {
@@ -112,6 +117,9 @@ func (e *StorageIntegrityError) Error() string {
 }
 
 func (e *StorageIntegrityError) Unwrap() error { return e.Err }
+
+// ErrorCode returns CodeIntegrity (internal/errcode).
+func (e *StorageIntegrityError) ErrorCode() string { return string(CodeIntegrity) }
 
 func invalidMeta(field, msg string) error {
 	return &Error{Code: CodeInvalidMetadata, Op: "validate", Field: field, Msg: msg}

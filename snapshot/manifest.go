@@ -227,7 +227,7 @@ func decodeManifest(data []byte) (*manifest, error) {
 		if !isLowerHex(sum, 64) {
 			return nil, manErr(f+".sha256", "sha256 is not 64 lowercase hexadecimal characters", nil)
 		}
-		hex.Decode(e.SHA256[:], []byte(sum))
+		_, _ = hex.Decode(e.SHA256[:], []byte(sum)) // 64 lowercase hex digits, checked above
 		m.Entries[key] = e
 	}
 	if string(m.encode()) != string(data) {

@@ -5,10 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -17,81 +15,26 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/pipewhy/pipewhy/source/sourcetest/confdata"
 )
 
-// The logical dataset of the conformance suite, written by hand in each
-// format below. nil means null.
-type confRow struct {
-	id      int64
-	name    *string
-	amount  *float64
-	payload []byte // nil = null
-}
+// The conformance dataset (package confdata) in this package's terms, for its tests of
+// one adapter or another; TestConformance (conformance_ext_test.go) reads it through
+// every adapter.
+const (
+	confCSV   = confdata.CSV
+	confJSONL = confdata.JSONL
+)
 
-func sp(s string) *string   { return &s }
-func fp(f float64) *float64 { return &f }
-
-var confRows = []confRow{
-	{1, sp("alice"), fp(1.5), []byte{0x00, 0xff}},
-	{2, sp(""), fp(-0.25), []byte{}},
-	{3, nil, fp(1e300), nil},
-	{math.MinInt64, sp("zoë 🙂"), nil, []byte{0xde, 0xad}},
-	{math.MaxInt64, sp(`a,b "q"`), fp(0.5), []byte{0x01}},
-}
-
-var confColumns = []Column{{"id", "int64"}, {"name", "text"}, {"amount", "float64"}, {"payload", "bytes(hex)"}}
-
-const confCSV = "id,name,amount,payload\n" +
-	"1,alice,1.5,00ff\n" +
-	"2,,-0.25,\n" +
-	"3,NULL,1e300,NULL\n" +
-	"-9223372036854775808,zoë 🙂,NULL,dead\n" +
-	"9223372036854775807,\"a,b \"\"q\"\"\",0.5,01\n"
-
-const confJSONL = `{"id":1,"name":"alice","amount":1.5,"payload":"00ff"}
-{"id":2,"name":"","amount":-0.25,"payload":""}
-{"payload":null,"id":3,"name":null,"amount":1e300}
-{"id":-9223372036854775808,"name":"zo\u00eb \ud83d\ude42","amount":null,"payload":"dead"}
-{"id":9223372036854775807,"name":"a,b \"q\"","amount":0.5,"payload":"01"}
-`
-
-// expectedConf builds the expected columns directly from confRows.
-func expectedConf(t testing.TB) []arrow.Array {
-	mem := memory.DefaultAllocator
-	ib := array.NewInt64Builder(mem)
-	sb := array.NewStringBuilder(mem)
-	fb := array.NewFloat64Builder(mem)
-	bb := array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary)
-	for _, r := range confRows {
-		ib.Append(r.id)
-		if r.name == nil {
-			sb.AppendNull()
-		} else {
-			sb.Append(*r.name)
-		}
-		if r.amount == nil {
-			fb.AppendNull()
-		} else {
-			fb.Append(*r.amount)
-		}
-		if r.payload == nil {
-			bb.AppendNull()
-		} else {
-			bb.Append(r.payload)
-		}
+var confColumns = func() []Column {
+	cols := make([]Column, len(confdata.Names))
+	for i, n := range confdata.Names {
+		cols[i] = Column{Name: n, Type: confdata.Types[i]}
 	}
-	return []arrow.Array{ib.NewArray(), sb.NewArray(), fb.NewArray(), bb.NewArray()}
-}
+	return cols
+}()
 
-func confRecord(t testing.TB) arrow.RecordBatch {
-	sc := arrow.NewSchema([]arrow.Field{
-		{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
-		{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
-		{Name: "amount", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
-		{Name: "payload", Type: arrow.BinaryTypes.Binary, Nullable: true},
-	}, nil)
-	return array.NewRecordBatch(sc, expectedConf(t), int64(len(confRows)))
-}
+func confRecord(testing.TB) arrow.RecordBatch { return confdata.Record() }
 
 func writeFile(t testing.TB, dir, name string, data []byte) string {
 	t.Helper()
@@ -176,25 +119,25 @@ func sqliteExec(t testing.TB, path string, stmts ...string) *sql.DB {
 func writeSQLiteConf(t testing.TB, path string) {
 	db := sqliteExec(t, path, "CREATE TABLE conf(id INTEGER, name TEXT, amount REAL, payload BLOB)")
 	defer db.Close()
-	for _, r := range confRows {
+	for _, r := range confdata.Rows {
 		var name, amount, payload any
-		if r.name != nil {
-			name = *r.name
+		if r.Name != nil {
+			name = *r.Name
 		}
-		if r.amount != nil {
-			amount = *r.amount
+		if r.Amount != nil {
+			amount = *r.Amount
 		}
-		if r.payload != nil {
-			payload = r.payload
+		if r.Payload != nil {
+			payload = r.Payload
 		}
-		if len(r.payload) == 0 && r.payload != nil {
+		if len(r.Payload) == 0 && r.Payload != nil {
 			// Bind an empty blob explicitly: a zero-length []byte may bind as NULL.
-			if _, err := db.Exec("INSERT INTO conf VALUES (?, ?, ?, x'')", r.id, name, amount); err != nil {
+			if _, err := db.Exec("INSERT INTO conf VALUES (?, ?, ?, x'')", r.ID, name, amount); err != nil {
 				t.Fatal(err)
 			}
 			continue
 		}
-		if _, err := db.Exec("INSERT INTO conf VALUES (?, ?, ?, ?)", r.id, name, amount, payload); err != nil {
+		if _, err := db.Exec("INSERT INTO conf VALUES (?, ?, ?, ?)", r.ID, name, amount, payload); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -258,74 +201,6 @@ func readAll(t testing.TB, src Source) ([]arrow.Array, Evidence) {
 		r.Release()
 	}
 	return cols, ev
-}
-
-// TestConformance reads the same logical data from every adapter and
-// requires the same Arrow values, names and complete coverage.
-func TestConformance(t *testing.T) {
-	dir := t.TempDir()
-	rec := confRecord(t)
-	defer rec.Release()
-	null := "NULL"
-	writeParquet(t, filepath.Join(dir, "c.parquet"), rec, 2)
-	writeIPC(t, filepath.Join(dir, "c.arrow"), rec, false, 2)
-	writeIPC(t, filepath.Join(dir, "c.arrows"), rec, true, 3)
-	writeIPC(t, filepath.Join(dir, "f.ipc"), rec, false, 4)
-	writeIPC(t, filepath.Join(dir, "s.ipc"), rec, true, 1)
-	writeSQLiteConf(t, filepath.Join(dir, "c.db"))
-	cases := []struct {
-		name, addr  string
-		opts        Options
-		kind        Kind
-		consistency string
-	}{
-		{"csv", writeFile(t, dir, "c.csv", []byte(confCSV)), Options{Columns: confColumns, Null: &null}, KindCSV, ConsistencyFileRead},
-		{"jsonl", writeFile(t, dir, "c.jsonl", []byte(confJSONL)), Options{Columns: confColumns}, KindJSONL, ConsistencyFileRead},
-		{"parquet", filepath.Join(dir, "c.parquet"), Options{}, KindParquet, ConsistencyFileRead},
-		{"arrow-file", filepath.Join(dir, "c.arrow"), Options{}, KindArrowFile, ConsistencyFileRead},
-		{"arrow-stream", filepath.Join(dir, "c.arrows"), Options{}, KindArrowStream, ConsistencyFileRead},
-		{"ipc-sniff-file", filepath.Join(dir, "f.ipc"), Options{}, KindArrowFile, ConsistencyFileRead},
-		{"ipc-sniff-stream", filepath.Join(dir, "s.ipc"), Options{}, KindArrowStream, ConsistencyFileRead},
-		{"sqlite-table", "sqlite:" + filepath.Join(dir, "c.db") + "#conf", Options{}, KindSQLite, ConsistencySQLiteTransaction},
-		{"sqlite-query", "sqlite:" + filepath.Join(dir, "c.db"), Options{Query: "SELECT id, name, amount, payload FROM conf ORDER BY rowid"}, KindSQLite, ConsistencySQLiteTransaction},
-	}
-	want := expectedConf(t)
-	names := []string{"id", "name", "amount", "payload"}
-	for _, tc := range cases {
-		for _, bs := range []int{1, 2, 1000} {
-			opts := tc.opts
-			opts.BatchSize = bs
-			src, err := Open(context.Background(), tc.addr, opts)
-			if err != nil {
-				t.Fatalf("%s: Open: %v", tc.name, err)
-			}
-			got, ev := readAll(t, src)
-			if err := src.Close(); err != nil {
-				t.Fatalf("%s: Close: %v", tc.name, err)
-			}
-			if n := src.Schema().NumFields(); n != len(names) {
-				t.Fatalf("%s: %d fields", tc.name, n)
-			}
-			for i, n := range names {
-				if src.Schema().Field(i).Name != n {
-					t.Errorf("%s: field %d named %q, want %q", tc.name, i, src.Schema().Field(i).Name, n)
-				}
-				if !array.Equal(got[i], want[i]) {
-					t.Errorf("%s (batch %d): column %s = %v, want %v", tc.name, bs, n, got[i], want[i])
-				}
-			}
-			c := ev.Coverage
-			if c.Status != StatusComplete || !c.ExpectedKnown || c.Expected != uint64(len(confRows)) || c.Returned != uint64(len(confRows)) || c.FailureCount != 0 {
-				t.Errorf("%s: coverage %+v, want COMPLETE 5/5", tc.name, c)
-			}
-			if ev.Adapter != tc.kind || ev.Consistency != tc.consistency || ev.Version == "" || ev.Namespace == "" {
-				t.Errorf("%s: evidence %+v", tc.name, ev)
-			}
-			if tc.kind != KindSQLite && !strings.HasPrefix(ev.Namespace, "file:/") {
-				t.Errorf("%s: namespace %q", tc.name, ev.Namespace)
-			}
-		}
-	}
 }
 
 // Every adapter's errors carry a code; this guards the helper itself.

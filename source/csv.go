@@ -121,7 +121,7 @@ func openCSV(ctx context.Context, a Address, opts Options) (_ Source, err error)
 		}
 		seen[h] = true
 	}
-	keep, excluded, err := exclusion(op, a, header, opts.Exclude)
+	keep, excluded, err := Exclude(op, a.String(), header, opts.Exclude)
 	if err != nil {
 		return nil, err
 	}
@@ -468,12 +468,7 @@ func (s *csvSource) finish() {
 	checkUnchanged(&s.t, s.f, s.before)
 }
 
-func (s *csvSource) Evidence() Evidence {
-	ev := s.ev
-	ev.Choices = append([]string(nil), ev.Choices...)
-	ev.Coverage = s.t.Coverage()
-	return ev
-}
+func (s *csvSource) Evidence() Evidence { return s.t.Evidence(s.ev) }
 
 func (s *csvSource) Close() error {
 	s.closed = true

@@ -304,11 +304,27 @@
 // its PrimaryKey, the default key of scan and compare; a view, a query and
 // a rowid table without a declared key have none.
 //
-// # Primary keys
+// # Optional interfaces
 //
-// The adapters of database tables (SQLite, DuckDB, PostgreSQL, MySQL)
-// implement Keyed; PrimaryKey(src) is the one place scan and compare ask a
-// source for its key, so both default to the same columns.
+// A Source may implement two more interfaces, which callers probe only through
+// their names:
+//
+//   - Keyed: the adapters of database tables (SQLite, DuckDB, PostgreSQL,
+//     MySQL) know their primary key. PrimaryKey(src) is the one place scan and
+//     compare ask a source for its key, so both default to the same columns.
+//   - FileProgress: the adapters that read one file from start to end (CSV,
+//     JSON lines, JSON arrays) report the bytes read, for progress.
+//
+// # Adapters in packages of their own
+//
+// An adapter with its own driver (source/postgres, source/mysql,
+// source/duckdb) calls Register(prefix, opener) from an init function and
+// builds on the toolkit the adapters of this package use (adapter.go):
+// Exclude resolves Options.Exclude, a Tracker derives the coverage and
+// Tracker.Evidence the Evidence method, RedactAddress and ScrubError keep
+// credentials out of addresses and error texts. Each asserts
+// var _ source.Source = (*T)(nil), and the optional interfaces it implements,
+// beside its type. CONTRIBUTING.md has the checklist.
 //
 // # Schema registry
 //

@@ -78,6 +78,10 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// ErrorCode returns the stable code as a string (internal/errcode: the method every
+// PipeWhy error has, for callers that do not know its type).
+func (e *Error) ErrorCode() string { return string(e.Code) }
+
 // Is reports whether target is an *Error with the same code; it lets the
 // sentinel values above match any error of their category.
 func (e *Error) Is(target error) bool {
@@ -91,8 +95,7 @@ func errorf(code Code, op, src string, cause error, format string, args ...any) 
 
 // CodeOf returns the code of the first *Error in err's chain, or "" if none.
 func CodeOf(err error) Code {
-	var e *Error
-	if errors.As(err, &e) {
+	if e, ok := errors.AsType[*Error](err); ok {
 		return e.Code
 	}
 	return ""

@@ -83,6 +83,10 @@ func (a *arrayScanner) readByte() (c byte, eof bool, err error) {
 	return c, false, nil
 }
 
+// skipPeeked reads the byte that skipSpace returned and put back: it is buffered, so
+// reading it cannot fail.
+func (a *arrayScanner) skipPeeked() { _, _, _ = a.readByte() }
+
 // skipSpace consumes JSON whitespace and returns the next byte, unread.
 func (a *arrayScanner) skipSpace() (c byte, eof bool, err error) {
 	for {
@@ -116,7 +120,7 @@ func (a *arrayScanner) next() (rec []byte, tooLong, ok bool, err error) {
 			case c != '[':
 				return nil, false, false, a.fail(CodeUnsupported, "the top-level JSON value is not an array; want an array of objects")
 			}
-			a.readByte()
+			a.skipPeeked()
 			a.state = arrayFirst
 		case arrayFirst, arrayNext:
 			c, eof, err := a.skipSpace()
@@ -126,14 +130,14 @@ func (a *arrayScanner) next() (rec []byte, tooLong, ok bool, err error) {
 			case eof:
 				return nil, false, false, a.fail(CodeCorrupt, "the JSON array is not closed")
 			case c == ']':
-				a.readByte()
+				a.skipPeeked()
 				a.state = arrayDone
 				continue
 			case a.state == arrayNext:
 				if c != ',' {
 					return nil, false, false, a.fail(CodeCorrupt, "expected ',' or ']' after an array element")
 				}
-				a.readByte()
+				a.skipPeeked()
 				if c, eof, err = a.skipSpace(); err != nil {
 					return nil, false, false, err
 				}

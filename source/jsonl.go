@@ -443,7 +443,7 @@ func openJSONL(ctx context.Context, a Address, opts Options) (_ Source, err erro
 			s.index[n] = i
 		}
 	}
-	keep, excluded, err := exclusion(op, a, s.names, opts.Exclude)
+	keep, excluded, err := Exclude(op, a.String(), s.names, opts.Exclude)
 	if err != nil {
 		return nil, err
 	}
@@ -871,12 +871,7 @@ func (s *jsonlSource) stageText(b []byte, c *cell) {
 	c.tb = s.arena[start:len(s.arena):len(s.arena)]
 }
 
-func (s *jsonlSource) Evidence() Evidence {
-	ev := s.ev
-	ev.Choices = append([]string(nil), ev.Choices...)
-	ev.Coverage = s.t.Coverage()
-	return ev
-}
+func (s *jsonlSource) Evidence() Evidence { return s.t.Evidence(s.ev) }
 
 func (s *jsonlSource) Close() error {
 	if s.rb != nil {

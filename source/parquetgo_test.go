@@ -498,18 +498,6 @@ func TestParquetGoDifferential(t *testing.T) {
 	}
 }
 
-// The package's conformance suite, over each Parquet reader explicitly (the
-// plain TestConformance takes the automatic choice, i.e. parquet-go).
-func TestConformancePQArrow(t *testing.T) {
-	t.Setenv(ParquetReaderEnv, "pqarrow")
-	TestConformance(t)
-}
-
-func TestConformanceParquetGo(t *testing.T) {
-	t.Setenv(ParquetReaderEnv, "parquet-go")
-	TestConformance(t)
-}
-
 // The file tests that read Parquet (damaged files, exclusion, file changes,
 // batch bounds, widths) over each reader forced.
 func TestParquetFileTestsBothReaders(t *testing.T) {

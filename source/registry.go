@@ -117,17 +117,26 @@ func (c regCol) fieldType() FieldType {
 }
 
 // Registry assigns stable field ids per source namespace and keeps them in
-// a JSON file. It is not safe for concurrent use, and two processes must
-// not update one file at the same time.
+// a JSON file (OpenRegistry), or in memory only (NewRegistry). It is not safe
+// for concurrent use, and two processes must not update one file at the same
+// time.
 type Registry struct {
-	path string
+	path string // "" for a registry in memory
 	f    regFile
+}
+
+// NewRegistry returns an empty registry that lives in memory only: it assigns
+// ids as a registry file does, and Save fails. It gives ids to schemas that are
+// never stored, such as those of a live comparison (package compare).
+func NewRegistry() *Registry {
+	return &Registry{f: regFile{Format: RegistryFormat, Version: RegistryVersion, Namespaces: map[string]*regSpace{}}}
 }
 
 // OpenRegistry loads the registry at path; a missing file is an empty
 // registry. The file is validated completely before use.
 func OpenRegistry(path string) (*Registry, error) {
-	r := &Registry{path: path, f: regFile{Format: RegistryFormat, Version: RegistryVersion, Namespaces: map[string]*regSpace{}}}
+	r := NewRegistry()
+	r.path = path
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return r, nil
@@ -376,6 +385,9 @@ func (r *Registry) FieldIDs(namespace string) map[string]uint64 {
 // the directory is fsynced. A reader sees the old or the new file, never a
 // mix.
 func (r *Registry) Save() error {
+	if r.path == "" {
+		return &Error{Code: CodeRegistry, Op: "registry save", Detail: "the registry lives in memory only (NewRegistry)"}
+	}
 	b, err := json.MarshalIndent(&r.f, "", "  ")
 	if err != nil {
 		return &Error{Code: CodeRegistry, Op: "registry save", Source: r.path, Err: err}
@@ -414,7 +426,7 @@ func writeFileAtomic(path string, b []byte) (err error) {
 	defer func() {
 		if err != nil && !renamed {
 			tmp.Close()
-			os.Remove(tmp.Name())
+			_ = os.Remove(tmp.Name()) // the write error is the one to report
 		}
 	}()
 	if err := step("write"); err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -345,5 +346,27 @@ func TestRegistrySaveSteps(t *testing.T) {
 				t.Fatalf("file after fsync-dir failure: %v", err)
 			}
 		}
+	}
+}
+
+// TestNewRegistry: a registry in memory assigns the ids a new registry file does, and
+// refuses to be saved.
+func TestNewRegistry(t *testing.T) {
+	sc := arrow.NewSchema([]arrow.Field{{Name: "b", Type: arrow.PrimitiveTypes.Int64}, {Name: "a", Type: arrow.BinaryTypes.String}}, nil)
+	file, err := OpenRegistry(filepath.Join(t.TempDir(), "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := NewRegistry()
+	want, err := file.Assign("ns", sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := mem.Assign("ns", sc)
+	if err != nil || !slices.Equal(got.IDs, want.IDs) || got.SchemaID != want.SchemaID {
+		t.Fatalf("in memory %+v %v, from a file %+v", got, err, want)
+	}
+	if err := mem.Save(); CodeOf(err) != CodeRegistry {
+		t.Errorf("Save = %v, want %s", err, CodeRegistry)
 	}
 }

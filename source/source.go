@@ -465,80 +465,6 @@ type Evidence struct {
 	Coverage Coverage
 }
 
-// Tracker accumulates the coverage evidence of one read by the rules of Coverage (C5
-// PW-07.01). Every adapter, in this package or in a package of its own, derives its
-// coverage through it, so a status means the same thing whatever the source. The zero
-// value is ready to use once MaxDetails is set.
-type Tracker struct {
-	Returned      uint64 // records returned to the caller
-	Expected      uint64 // the source's declared count, meaningful when ExpectedKnown
-	ExpectedKnown bool
-	MaxDetails    int  // failures kept in detail; every failure is counted
-	Done          bool // reached the end of the source (or stopped on a fatal error)
-	Fatal         bool // reading stopped on an error
-
-	failedRecords uint64
-	failureCount  uint64
-	failures      []Failure
-}
-
-// Fail records a failure; record says whether it cost a record (a row not returned).
-func (t *Tracker) Fail(f Failure, record bool) {
-	t.failureCount++
-	if record {
-		t.failedRecords++
-	}
-	if len(t.failures) < t.MaxDetails {
-		t.failures = append(t.failures, f)
-	}
-}
-
-// FailedRecords is the number of records that failed and were not returned.
-func (t *Tracker) FailedRecords() uint64 { return t.failedRecords }
-
-// Failures returns the failures kept in detail so far (at most MaxDetails), borrowed.
-func (t *Tracker) Failures() []Failure { return t.failures }
-
-// Coverage derives the coverage evidence: COMPLETE only with a known expected count that
-// matches the records returned and no failure at all; UNAVAILABLE when a fatal error left
-// nothing returned; PARTIAL otherwise, with the reasons (an unfinished read, a count that
-// disagrees) added as failures.
-func (t *Tracker) Coverage() Coverage {
-	c := Coverage{
-		Expected: t.Expected, ExpectedKnown: t.ExpectedKnown, Returned: t.Returned,
-		FailedRecords: t.failedRecords, FailureCount: t.failureCount,
-		Failures: append([]Failure(nil), t.failures...),
-	}
-	extra := func(f Failure) {
-		c.FailureCount++
-		if len(c.Failures) < t.MaxDetails {
-			c.Failures = append(c.Failures, f)
-		}
-	}
-	if !t.Done {
-		extra(Failure{Code: CodeIncomplete, Detail: "the read stopped before the end of the source"})
-	}
-	if c.ExpectedKnown && c.Returned > c.Expected {
-		extra(Failure{Code: CodeCount, Detail: "more rows read than the source declared"})
-		c.ExpectedKnown, c.Expected = false, 0
-	} else if c.ExpectedKnown && t.Done && !t.Fatal && c.Returned+c.FailedRecords != c.Expected {
-		extra(Failure{Code: CodeCount, Detail: "rows read differ from the source's declared count"})
-	}
-	switch {
-	case c.FailureCount == 0 && c.ExpectedKnown && c.Expected == c.Returned:
-		c.Status = StatusComplete
-	case c.FailureCount == 0:
-		// Unreachable by construction; never claim completeness without proof.
-		extra(Failure{Code: CodeCount, Detail: "expected count unknown"})
-		c.Status = StatusPartial
-	case t.Fatal && c.Returned == 0:
-		c.Status = StatusUnavailable
-	default:
-		c.Status = StatusPartial
-	}
-	return c
-}
-
 // fileState is the cheap identity of a file: size and modification time.
 type fileState struct {
 	size    int64
@@ -593,31 +519,6 @@ func checkUnchanged(t *Tracker, f *os.File, before fileState) {
 	if err != nil || fi.Size() != before.size || fi.ModTime().UnixNano() != before.mtimeNs {
 		t.Fail(Failure{Code: CodeChanged, Detail: "file size or modification time changed during the read"}, false)
 	}
-}
-
-// exclusion resolves Options.Exclude against the source's column names.
-func exclusion(op string, a Address, names []string, exclude []string) (keep []bool, excluded []string, err error) {
-	keep = make([]bool, len(names))
-	for i := range keep {
-		keep[i] = true
-	}
-	for _, x := range exclude {
-		found := false
-		for i, n := range names {
-			if n == x {
-				keep[i], found = false, true
-			}
-		}
-		if !found {
-			return nil, nil, &Error{Code: CodeNotFound, Op: op, Source: a.String(), Detail: fmt.Sprintf("excluded column %q does not exist", x)}
-		}
-	}
-	for i, n := range names {
-		if !keep[i] {
-			excluded = append(excluded, n)
-		}
-	}
-	return keep, excluded, nil
 }
 
 // checkSupported fails visibly on a field of a type outside the supported set.

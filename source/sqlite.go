@@ -90,7 +90,7 @@ func openSQLite(ctx context.Context, a Address, opts Options) (_ Source, err err
 	s := &sqliteSource{a: a, opts: opts, db: db}
 	defer func() {
 		if err != nil {
-			s.Close()
+			_ = s.Close() // the open error is the one to report
 		}
 	}()
 	// The transaction and the row cursor outlive Open, so they must not be
@@ -189,7 +189,7 @@ func openSQLite(ctx context.Context, a Address, opts Options) (_ Source, err err
 			return nil, &Error{Code: CodeSchema, Op: op, Source: a.String(), Detail: fmt.Sprintf("schema column %q is not a result column", n)}
 		}
 	}
-	keep, excluded, err := exclusion(op, a, s.names, opts.Exclude)
+	keep, excluded, err := Exclude(op, a.String(), s.names, opts.Exclude)
 	if err != nil {
 		return nil, err
 	}
@@ -376,12 +376,7 @@ func (s *sqliteSource) stage() bool {
 	return true
 }
 
-func (s *sqliteSource) Evidence() Evidence {
-	ev := s.ev
-	ev.Choices = append([]string(nil), ev.Choices...)
-	ev.Coverage = s.t.Coverage()
-	return ev
-}
+func (s *sqliteSource) Evidence() Evidence { return s.t.Evidence(s.ev) }
 
 func (s *sqliteSource) Close() error {
 	var first error
@@ -392,7 +387,7 @@ func (s *sqliteSource) Close() error {
 		s.rows = nil
 	}
 	if s.tx != nil {
-		s.tx.Rollback() // read-only: nothing to undo
+		_ = s.tx.Rollback() // read-only: nothing to undo
 		s.tx = nil
 	}
 	if s.db != nil {

@@ -32,6 +32,10 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// ErrorCode returns the stable code as a string (internal/errcode: the method every
+// PipeWhy error has, for callers that do not know its type).
+func (e *Error) ErrorCode() string { return string(e.Code) }
+
 // Is reports whether target is an *Error with the same Code.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)

@@ -296,7 +296,6 @@ func (h *History) Save() error {
 	if err != nil {
 		return &Error{Code: CodeIndex, Msg: "cannot open the summary index", Err: err}
 	}
-	defer f.Close()
 	var buf []byte
 	for _, l := range lines {
 		buf = append(append(buf, l...), '\n')
@@ -306,14 +305,18 @@ func (h *History) Save() error {
 	if st, err := f.Stat(); err == nil && st.Size() > 0 {
 		last := make([]byte, 1)
 		if r, err := os.Open(p); err == nil {
-			r.ReadAt(last, st.Size()-1)
+			_, rerr := r.ReadAt(last, st.Size()-1)
 			r.Close()
-			if last[0] != '\n' {
+			if rerr != nil || last[0] != '\n' { // unread: a new line is the safe start
 				buf = append([]byte{'\n'}, buf...)
 			}
 		}
 	}
-	if _, err := f.Write(buf); err != nil {
+	_, err = f.Write(buf)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return &Error{Code: CodeIndex, Msg: "cannot append to the summary index", Err: err}
 	}
 	return nil

@@ -333,7 +333,7 @@ func DrainRows(path string) (s Sum, err error) {
 				break
 			}
 			if rerr != nil {
-				r.Close()
+				_ = r.Close() // the read error is the one to report
 				return s, rerr
 			}
 		}

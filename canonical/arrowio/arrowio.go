@@ -98,7 +98,7 @@ func New(r io.ReaderAt, size int64, ext string, mem memory.Allocator) (*File, er
 			if err != nil {
 				return err
 			}
-			defer pr.Close()
+			defer func() { _ = pr.Close() }() // only read
 			// pqarrow decodes the stored Arrow schema without bounds on its flatbuffer.
 			if v := pr.MetaData().KeyValueMetadata().FindValue(arrowfb.ParquetSchemaKey); v != nil {
 				if err := arrowfb.CheckParquetSchema(*v, arrowfb.Options{MaxDepth: maxFieldDepth}); err != nil {
@@ -118,7 +118,7 @@ func New(r io.ReaderAt, size int64, ext string, mem memory.Allocator) (*File, er
 			if err != nil {
 				return err
 			}
-			defer fr.Close()
+			defer func() { _ = fr.Close() }() // only read
 			f.Schema = fr.Schema()
 			return nil
 		})
@@ -275,12 +275,12 @@ func (f *File) iterator(ctx context.Context) (func() (arrow.RecordBatch, bool, e
 		}
 		fr, err := pqarrow.NewFileReader(pr, pqarrow.ArrowReadProperties{BatchSize: 64 << 10}, f.mem)
 		if err != nil {
-			pr.Close()
+			_ = pr.Close() // the error being returned is the one to report
 			return nil, nil, err
 		}
 		rr, err := fr.GetRecordReader(ctx, nil, nil)
 		if err != nil {
-			pr.Close()
+			_ = pr.Close() // the error being returned is the one to report
 			return nil, nil, err
 		}
 		next := func() (arrow.RecordBatch, bool, error) {
@@ -292,7 +292,7 @@ func (f *File) iterator(ctx context.Context) (func() (arrow.RecordBatch, bool, e
 			}
 			return nil, false, nil
 		}
-		return next, func() { rr.Release(); pr.Close() }, nil
+		return next, func() { rr.Release(); _ = pr.Close() }, nil // done reading
 	case ArrowFile:
 		fr, err := ipc.NewFileReader(f.section(), f.ipcOptions()...)
 		if err != nil {
@@ -310,7 +310,7 @@ func (f *File) iterator(ctx context.Context) (func() (arrow.RecordBatch, bool, e
 			}
 			return rec, true, nil
 		}
-		return next, func() { fr.Close() }, nil
+		return next, func() { _ = fr.Close() }, nil // done reading
 	default:
 		sr, err := ipc.NewReader(f.section(), f.ipcOptions()...)
 		if err != nil {

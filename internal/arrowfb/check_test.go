@@ -117,7 +117,6 @@ func TestMalformed(t *testing.T) {
 	schema, recs := sample(t)
 	type tc struct {
 		name    string
-		file    bool
 		partial bool
 		damage  func(t *testing.T, data []byte) (out []byte, want string)
 	}

@@ -145,7 +145,7 @@ Exit status: 0 fingerprinted, 2 error (the table is rejected with its GF_* code)
 			if err != nil {
 				return withExit(ExitError, err)
 			}
-			defer f.Close()
+			defer func() { _ = f.Close() }() // only read
 			var fp canonical.Fingerprint
 			var rows uint64
 			if d == canonical.DomainSchema {

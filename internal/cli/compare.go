@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/pipewhy/pipewhy/compare"
+	"github.com/pipewhy/pipewhy/compare/live"
 	"github.com/pipewhy/pipewhy/normalize"
 	"github.com/pipewhy/pipewhy/source"
 	"github.com/spf13/cobra"
@@ -81,13 +81,13 @@ func runCompare(ctx context.Context, s streams, f compareFlags, addrA, addrB str
 	if err != nil {
 		return withExit(ExitError, fmt.Errorf("--profile: %w", err))
 	}
-	o := compare.SourceOptions{Key: f.key, Exclude: f.exclude, Profile: p, AllowPartial: f.allowPartial, Limit: f.limit}
+	o := live.Options{Key: f.key, Exclude: f.exclude, Profile: p, AllowPartial: f.allowPartial, Limit: f.limit}
 	for _, m := range f.maps {
 		a, b, ok := strings.Cut(m, "=")
 		if !ok || a == "" || b == "" {
 			return withExit(ExitError, fmt.Errorf("--map %q: want COL_A=COL_B", m))
 		}
-		o.Map = append(o.Map, compare.Mapping{A: a, B: b})
+		o.Map = append(o.Map, live.Mapping{A: a, B: b})
 	}
 	a, err := compareInput(f, addrA, f.schemaA, f.queryA)
 	if err != nil {
@@ -101,7 +101,7 @@ func runCompare(ctx context.Context, s streams, f compareFlags, addrA, addrB str
 	line.report(0, status{phase: "open"})
 	line.report(1, status{phase: "open"})
 	o.Progress = line.compare()
-	c, err := compare.Sources(ctx, a, b, o)
+	c, err := live.Compare(ctx, a, b, o)
 	line.stop()
 	if err != nil {
 		return withExit(ExitError, err)
@@ -111,7 +111,7 @@ func runCompare(ctx context.Context, s streams, f compareFlags, addrA, addrB str
 		doc := diffJSON(rep)
 		types := c.Types
 		if types == nil {
-			types = []compare.TypeDifference{}
+			types = []live.TypeDifference{}
 		}
 		doc["types"] = types
 		doc["only_in_a"] = nonNil(c.OnlyA)
@@ -132,8 +132,8 @@ func runCompare(ctx context.Context, s streams, f compareFlags, addrA, addrB str
 // compareInput is one side's address and adapter options: schema (the side's own,
 // else --schema), --infer, --null and --missing-as-null apply to the sides whose adapter
 // takes them.
-func compareInput(f compareFlags, addr, own, query string) (compare.Input, error) {
-	in := compare.Input{Address: addr}
+func compareInput(f compareFlags, addr, own, query string) (live.Input, error) {
+	in := live.Input{Address: addr}
 	in.Source.Query = query
 	kind := source.Kind("")
 	if a, err := source.ParseAddress(addr); err == nil {
@@ -165,7 +165,7 @@ func compareInput(f compareFlags, addr, own, query string) (compare.Input, error
 // printCompare prints the comparison as 'pipewhy diff' prints a diff (A is the old
 // side, B the new: "added" are the records only in B, "removed" those only in A; a
 // side that was not read completely is a warning first).
-func printCompare(w io.Writer, c *compare.Comparison) error {
+func printCompare(w io.Writer, c *live.Comparison) error {
 	r := c.Report
 	if err := printDiff(w, r); err != nil {
 		return err

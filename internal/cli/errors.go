@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/pipewhy/pipewhy/compare"
+	"github.com/pipewhy/pipewhy/internal/errcode"
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/pipewhy/pipewhy/scan"
 	"github.com/pipewhy/pipewhy/snapshot"
@@ -30,9 +31,14 @@ type usageError struct {
 func (e *usageError) Error() string { return e.err.Error() }
 func (e *usageError) Unwrap() error { return e.err }
 
-// usageLine is what Main prints for a usage error: one line that ends with the hint.
+// line is what Main prints for a usage error: one line that ends with the hint.
 func (e *usageError) line() string {
 	return fmt.Sprintf("%s [%s]; see '%s --help'", e.err, CodeUsage, e.path)
+}
+
+// message is the line without its code, for the --json error object.
+func (e *usageError) message() string {
+	return fmt.Sprintf("%s; see '%s --help'", e.err, e.path)
 }
 
 // checkUsage makes every usage error of the tree under c a *usageError: flag errors
@@ -83,10 +89,21 @@ func subcommandArgs(cmd *cobra.Command, args []string) error {
 	return errors.New(msg)
 }
 
-// render is the one line Main prints for a command's error: the messages of the
-// error chain from the outermost, each path shown once, and one code, the innermost
-// PW_ code (the most specific), else the innermost code the chain has.
+// CodeError is the code of a failure that carries no code of its own (an operating-system
+// error met by the command itself), so that every error line and --json error has one.
+const CodeError = "PW_CLI_ERROR"
+
+// render is the one line Main prints for a command's error: its message and its code.
 func render(err error) string {
+	msg, code := describe(err)
+	return msg + " [" + code + "]"
+}
+
+// describe returns what Main reports of a command's error: the messages of the error
+// chain from the outermost, each path shown once, and one code, the innermost PW_ code
+// (the most specific), else the innermost code the chain has (errcode.Pick), else
+// CodeError.
+func describe(err error) (msg, code string) {
 	var parts []string
 	var codes []string
 	shown := func(s string) bool {
@@ -119,14 +136,19 @@ func render(err error) string {
 	}
 	for err != nil {
 		next := errors.Unwrap(err)
+		own := ""
+		if c, ok := err.(errcode.Coded); ok {
+			own = c.ErrorCode()
+		}
+		if own != "" {
+			codes = append(codes, own)
+		}
 		switch e := err.(type) {
 		case *exitError, *usageError:
 		case *scan.DuplicateKeyError:
 			add(duplicateKeys(e))
-			codes = append(codes, string(scan.CodeDuplicateKey))
 		case *scan.Error:
 			add(e.Msg)
-			codes = append(codes, string(e.Code))
 		case *compare.Error:
 			if side, ok := strings.CutPrefix(e.Op, "open "); ok {
 				add("side " + side) // which of the two sources failed
@@ -134,20 +156,16 @@ func render(err error) string {
 				add("side " + side)
 			}
 			add(e.Msg)
-			codes = append(codes, string(e.Code))
 		case *source.Error:
 			path(e.Source)
 			add(e.Detail)
-			codes = append(codes, string(e.Code))
 		case *repo.Error:
 			path(e.Path)
 			add(e.Msg)
-			codes = append(codes, string(e.Code))
 		case *snapshot.Error:
 			path(e.Path)
 			add(e.Field)
 			add(e.Msg)
-			codes = append(codes, string(e.Code))
 		case *snapshot.StorageIntegrityError:
 			add("storage integrity check failed")
 			path(e.Path)
@@ -162,30 +180,28 @@ func render(err error) string {
 			next = nil
 		default:
 			// A wrapper such as fmt.Errorf("--schema: %w", err): its own words are its
-			// text before the wrapped error's.
-			own := err.Error()
+			// text before the wrapped error's. A coded error's text may end with its code,
+			// which the line shows once, at its end.
+			text := err.Error()
+			if own != "" {
+				text = strings.TrimSuffix(strings.TrimSuffix(text, " ["+own+"]"), " ("+own+")")
+			}
 			if next != nil {
-				if rest := next.Error(); strings.HasSuffix(own, rest) {
-					own = strings.TrimSuffix(own, rest)
+				if rest := next.Error(); strings.HasSuffix(text, rest) {
+					text = strings.TrimSuffix(text, rest)
 				} else {
 					next = nil
 				}
 			}
-			add(own)
+			add(text)
 		}
 		err = next
 	}
-	line := strings.Join(parts, ": ")
-	code := ""
-	for _, c := range codes {
-		if strings.HasPrefix(c, "PW_") || code == "" || !strings.HasPrefix(code, "PW_") {
-			code = c
-		}
+	code = errcode.Pick(codes)
+	if code == "" {
+		code = CodeError
 	}
-	if code != "" {
-		line += " [" + code + "]"
-	}
-	return line
+	return strings.Join(parts, ": "), code
 }
 
 // errnoText words an operating-system error for people; a missing file is "no such

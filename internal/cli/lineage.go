@@ -293,7 +293,9 @@ Exit status: 0 recorded (or already declared); 2 error (nothing recorded).`,
 	cmd.Flags().StringVar(&relation, "relation", "", "copy, transform or derived (required)")
 	cmd.Flags().StringVar(&transform, "transform", "", "the transform: a file or a version id")
 	cmd.Flags().StringArrayVar(&columns, "column", nil, "column lineage TARGET=SOURCE[,SOURCE...] (repeatable)")
-	cmd.MarkFlagRequired("relation")
+	if err := cmd.MarkFlagRequired("relation"); err != nil {
+		panic(err) // the flag is defined just above
+	}
 	return cmd
 }
 

@@ -90,7 +90,7 @@ func normalizeLines(in io.Reader, out io.Writer, def normalize.Profile) error {
 			break
 		}
 		if err != nil {
-			w.Flush() // keep the answers given so far; the read error is what we report
+			_ = w.Flush() // keep the answers given so far; the read error is what we report
 			return fmt.Errorf("reading input: %w", err)
 		}
 	}

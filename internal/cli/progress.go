@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pipewhy/pipewhy/compare"
+	"github.com/pipewhy/pipewhy/compare/live"
 	"github.com/pipewhy/pipewhy/scan"
 	"github.com/pipewhy/pipewhy/snapshot"
 	"golang.org/x/term"
@@ -206,12 +206,12 @@ func (p *progress) scan(i int) func(scan.Progress) {
 	return func(sp scan.Progress) { p.report(i, scanStatus(sp)) }
 }
 
-// compare reports compare.Sources' progress, a task per side.
-func (p *progress) compare() func(compare.Progress) {
+// compare reports live.Compare's progress, a task per side.
+func (p *progress) compare() func(live.Progress) {
 	if p == nil {
 		return nil
 	}
-	return func(cp compare.Progress) {
+	return func(cp live.Progress) {
 		s := scanStatus(cp.Scan)
 		if cp.Pass == 2 {
 			s.phase = "re-" + s.phase // the second read of the changed records
@@ -245,7 +245,7 @@ func (p *progress) draw(t time.Time) {
 		}
 		b.WriteString(s.text(t.Sub(s.since)))
 	}
-	io.WriteString(p.w, b.String())
+	_, _ = io.WriteString(p.w, b.String()) // the terminal: a failed write has nowhere to go
 	p.last, p.drawn = t, true
 }
 
@@ -261,7 +261,7 @@ func (p *progress) stop() {
 		return
 	}
 	if p.drawn {
-		io.WriteString(p.w, "\r\x1b[K")
+		_, _ = io.WriteString(p.w, "\r\x1b[K")
 	}
 	p.drawn, p.stopped = false, true
 	p.mu.Unlock()

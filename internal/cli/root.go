@@ -97,27 +97,91 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return execute(streams{in: stdin, out: stdout, err: stderr}, args)
 }
 
-// execute runs the command line args over s and returns the exit code, printing the error
-// that ends it on s.err as one line.
+// execute runs the command line args over s and returns the exit code. The error that
+// ends a command is printed on s.err as one line; when the command was asked for --json
+// and wrote nothing on s.out yet, it is also written there as the JSON error object
+// (jsonError), so that a script reading stdout always gets one JSON document.
 func execute(s streams, args []string) int {
+	out := &countingWriter{w: s.out}
+	s.out = out
 	root := newRootCommand(s)
 	root.SetArgs(args)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
+	return report(s, out.n > 0, cmd, args, err)
+}
+
+// report prints the error that ended cmd, if any, and returns the exit code; wrote says
+// whether the command wrote anything on s.out.
+func report(s streams, wrote bool, cmd *cobra.Command, args []string, err error) int {
 	if err == nil {
 		return ExitOK
 	}
-	var ue *usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintf(s.err, "pipewhy: %s\n", ue.line())
-		return ExitError
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee.err != nil {
-			fmt.Fprintf(s.err, "pipewhy: %s\n", render(ee.err))
+	exit := ExitError
+	var line, msg, code string
+	if ue, ok := errors.AsType[*usageError](err); ok {
+		line, msg, code = ue.line(), ue.message(), CodeUsage
+	} else {
+		if ee, ok := errors.AsType[*exitError](err); ok {
+			if ee.err == nil {
+				return ee.code // the command has reported what the user needs to know
+			}
+			exit, err = ee.code, ee.err
 		}
-		return ee.code
+		msg, code = describe(err)
+		line = msg + " [" + code + "]"
 	}
-	fmt.Fprintf(s.err, "pipewhy: %s\n", render(err))
-	return ExitError
+	fmt.Fprintf(s.err, "pipewhy: %s\n", line)
+	if !wrote && jsonRequested(cmd, args) {
+		// A failing stdout leaves nowhere to report that it failed: the line is on stderr.
+		_ = emitJSON(s, jsonError{Error: jsonErrorBody{Code: code, Message: msg}})
+	}
+	return exit
+}
+
+// jsonError is what a --json command writes on stdout when it fails:
+// {"error": {"code": "PW_…", "message": "…"}}. The code is the one that ends the error
+// line on stderr; the message is that line without it.
+type jsonError struct {
+	Error jsonErrorBody `json:"error"`
+}
+
+type jsonErrorBody struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// jsonRequested reports whether the command that ran was asked for JSON output. A usage
+// error may stop flag parsing before --json: the words before "--" are looked at then.
+func jsonRequested(cmd *cobra.Command, args []string) bool {
+	if cmd == nil {
+		return false
+	}
+	f := cmd.Flag("json")
+	if f == nil {
+		return false
+	}
+	if f.Changed {
+		return f.Value.String() == "true"
+	}
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--json" || a == "--json=true" {
+			return true
+		}
+	}
+	return false
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }

@@ -80,7 +80,7 @@ Exit status: 0 success (also when there was nothing to remove); 2 error.`,
 			}
 			removed, kept, err := st.RemoveStaging(c.Context(), snapshot.StagingOptions{OlderThan: age, DryRun: dryRun})
 			if err != nil {
-				printRemoved(s, removed, kept, dryRun, *asJSON) // what was removed before the error
+				_ = printRemoved(s, removed, kept, dryRun, *asJSON) // what was removed before the error, which is reported
 				return withExit(ExitError, err)
 			}
 			return printRemoved(s, removed, kept, dryRun, *asJSON)

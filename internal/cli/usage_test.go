@@ -1,31 +1,37 @@
 package cli
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 var codeRe = regexp.MustCompile(`\[(PW_[A-Z_]+|[a-z_]+)\]`)
 
-// TestErrorsOneLine: every error is one line on stderr, with exactly one code and each
-// path once; a missing file says "no such file"; usage errors end with a pointer to
-// the command's help.
-func TestErrorsOneLine(t *testing.T) {
+// errorCase is a command that fails with exit status 2 and the one line it prints.
+type errorCase struct {
+	name  string
+	args  []string
+	code  string // the one code
+	has   string // words the line must hold
+	path  string // a path the line holds exactly once
+	usage string // the command whose help the line points to; "" for no usage error
+}
+
+// errorCases are the failures TestErrorsOneLine and TestJSONErrors run.
+func errorCases(t *testing.T) []errorCase {
 	r := newRepo(t)
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "absent.csv")
 	orders := filepath.Join(shop, "v1", "orders.csv")
-	cases := []struct {
-		name  string
-		args  []string
-		code  string // the one code
-		has   string // words the line must hold
-		path  string // a path the line holds exactly once
-		usage string // the command whose help the line points to; "" for no usage error
-	}{
+	return []errorCase{
 		{"missing file", []string{"scan", "--repo", r, missing}, "PW_SOURCE_NOT_FOUND", "no such file", missing, ""},
 		{"missing schema", []string{"scan", "--repo", r, "--schema", filepath.Join(dir, "s.json"), orders}, "PW_SOURCE_IO", "--schema", filepath.Join(dir, "s.json"), ""},
 		{"compare side B", []string{"compare", "--key", "order_id", orders, missing}, "PW_SOURCE_NOT_FOUND", "side B", missing, ""},
@@ -46,6 +52,13 @@ func TestErrorsOneLine(t *testing.T) {
 		{"unknown command", []string{"scna"}, "PW_CLI_USAGE", `unknown command "scna" for "pipewhy" (did you mean scan?)`, "", "pipewhy"},
 		{"unknown subcommand", []string{"snapshot", "lst"}, "PW_CLI_USAGE", `unknown command "lst" for "pipewhy snapshot" (did you mean list?)`, "", "pipewhy snapshot"},
 	}
+}
+
+// TestErrorsOneLine: every error is one line on stderr, with exactly one code and each
+// path once; a missing file says "no such file"; usage errors end with a pointer to
+// the command's help.
+func TestErrorsOneLine(t *testing.T) {
+	cases := errorCases(t)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, e := runCLI(t, c.args...)
@@ -190,4 +203,100 @@ func mustRun(t *testing.T, args ...string) string {
 		t.Fatalf("%v: exit %d: %s", args, code, e)
 	}
 	return out
+}
+
+// TestJSONErrors: a command asked for --json that fails writes one JSON document on
+// stdout, {"error": {"code", "message"}}, whose code is the one the line on stderr ends
+// with and whose message is that line without it; the exit status is unchanged. A
+// command without --json (the root) writes nothing on stdout.
+func TestJSONErrors(t *testing.T) {
+	for _, c := range errorCases(t) {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, e := runCLI(t, append(c.args, "--json")...)
+			if code != ExitError {
+				t.Fatalf("exit %d, stdout %q, stderr %q", code, out, e)
+			}
+			if c.usage == "pipewhy" {
+				if out != "" {
+					t.Fatalf("the root has no --json, yet stdout is %q", out)
+				}
+				return
+			}
+			checkJSONError(t, out, e, c.code)
+		})
+	}
+	// A code that the message of its error holds too is shown once, at the end.
+	r := newRepo(t)
+	code, out, e := runCLI(t, "lineage", "add", "a", "b", "--relation", "derived", "--repo", r, "--json")
+	if code != ExitError || strings.Count(e, "PW_LINEAGE_UNKNOWN") != 1 {
+		t.Fatalf("lineage: exit %d, stderr %q", code, e)
+	}
+	checkJSONError(t, out, e, "PW_LINEAGE_UNKNOWN")
+}
+
+// TestJSONErrorExitDifference: a failed check (exit status 1) with an error, a corrupt
+// snapshot, is reported the same way, with the integrity code.
+func TestJSONErrorExitDifference(t *testing.T) {
+	root, a, _ := testStore(t)
+	p := filepath.Join(root, "snapshots", a.String(), "array-ids.bin")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[0] ^= 1
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, e := run(t, "", "snapshot", "show", "--store", root, a.String(), "--json")
+	if code != ExitDifference {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, e)
+	}
+	checkJSONError(t, out, e, "storage_integrity")
+}
+
+// checkJSONError checks that stdout is exactly the JSON error of the one line on stderr.
+func checkJSONError(t *testing.T, stdout, stderr, wantCode string) {
+	t.Helper()
+	var doc struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil || dec.More() {
+		t.Fatalf("stdout is not one JSON error object (%v): %q", err, stdout)
+	}
+	if doc.Error.Code != wantCode {
+		t.Errorf("code %q, want %q", doc.Error.Code, wantCode)
+	}
+	line := strings.TrimSuffix(strings.TrimPrefix(stderr, "pipewhy: "), "\n")
+	if want := strings.Replace(line, " ["+wantCode+"]", "", 1); doc.Error.Message != want || want == line {
+		t.Errorf("message %q, want the line without its code: %q", doc.Error.Message, line)
+	}
+}
+
+// TestJSONErrorAfterOutput: a --json command that already wrote its document when it
+// failed gets no second one (the line on stderr reports the failure); an error without a
+// code of its own is reported with CodeError.
+func TestJSONErrorAfterOutput(t *testing.T) {
+	cmd := &cobra.Command{Use: "x"}
+	cmd.Flags().Bool("json", false, "")
+	if err := cmd.Flags().Set("json", "true"); err != nil {
+		t.Fatal(err)
+	}
+	for _, wrote := range []bool{true, false} {
+		var out, errb bytes.Buffer
+		code := report(streams{out: &out, err: &errb}, wrote, cmd, nil, errors.New("disk on fire"))
+		if code != ExitError || errb.String() != "pipewhy: disk on fire [PW_CLI_ERROR]\n" {
+			t.Errorf("wrote %v: exit %d, stderr %q", wrote, code, errb.String())
+		}
+		if wrote && out.Len() != 0 {
+			t.Errorf("a second document after the command's own: %q", out.String())
+		}
+		if !wrote {
+			checkJSONError(t, out.String(), errb.String(), CodeError)
+		}
+	}
 }

@@ -41,8 +41,11 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Code returns the stable code.
+// Code returns the stable code, that of Err (this type has no Code field of its own).
 func (e *Error) Code() normalize.Code { return e.Err.Code }
+
+// ErrorCode returns the stable code as a string (internal/errcode).
+func (e *Error) ErrorCode() string { return string(e.Err.Code) }
 
 func newError(op string, code normalize.Code, msg string) *normalize.Error {
 	return &normalize.Error{Code: code, Op: op, Record: -1, Word: -1, Msg: msg}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -18,6 +19,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/pipewhy/pipewhy/source"
+	"github.com/pipewhy/pipewhy/source/sourcetest"
+	"github.com/pipewhy/pipewhy/source/sourcetest/confdata"
 )
 
 // NaN bit patterns with payloads: quiet NaN with payload 1, a negative quiet
@@ -168,4 +171,27 @@ func bitsOf(a arrow.Array) any {
 		out = append(out, fmt.Sprintf("%#016x", math.Float64bits(f.Value(i))))
 	}
 	return out
+}
+
+// TestConformanceShared: the shared conformance dataset (confdata), written to a table
+// of a database file, reads back as through every adapter (sourcetest.Conformance).
+func TestConformanceShared(t *testing.T) {
+	db := tempDB(t, "CREATE TABLE conf (id BIGINT, name VARCHAR, amount DOUBLE, payload BLOB)",
+		confdata.InsertSQL("conf", func(b []byte) string {
+			var lit strings.Builder
+			for _, c := range b {
+				fmt.Fprintf(&lit, `\x%02X`, c)
+			}
+			return "'" + lit.String() + "'::BLOB"
+		}))
+	for _, bs := range []int{1, 2, 1000} {
+		src, err := Open(context.Background(), Options{Path: db, Table: "conf", BatchSize: bs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sourcetest.Conformance(t, src, Kind, ConsistencyTransaction)
+		if err := src.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

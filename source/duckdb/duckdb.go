@@ -103,6 +103,11 @@ type duckSource struct {
 	fetched  uint64 // rows the engine produced, returned or failed
 }
 
+var (
+	_ source.Source = (*duckSource)(nil)
+	_ source.Keyed  = (*duckSource)(nil)
+)
+
 // Open opens a DuckDB table or query as a source.Source. On error no
 // resources are held; the caller records source.UnavailableCoverage(err).
 func Open(ctx context.Context, opts Options) (_ source.Source, err error) {
@@ -122,7 +127,7 @@ func Open(ctx context.Context, opts Options) (_ source.Source, err error) {
 	s.t.MaxDetails = o.MaxFailureDetails
 	defer func() {
 		if err != nil {
-			s.Close()
+			_ = s.Close() // the open error is the one to report
 		}
 	}()
 
@@ -210,28 +215,15 @@ func Open(ctx context.Context, opts Options) (_ source.Source, err error) {
 			return nil, fail(source.CodeIO, "cannot read the primary key", err)
 		}
 	}
-	keep := make([]bool, len(names))
-	for i := range keep {
-		keep[i] = true
-	}
-	for _, x := range o.Exclude {
-		if !seen[x] {
-			return nil, fail(source.CodeNotFound, fmt.Sprintf("excluded column %q does not exist", x), nil)
-		}
-		for i, n := range names {
-			if n == x {
-				keep[i] = false
-			}
-		}
+	keep, excluded, err := source.Exclude(op, where, names, o.Exclude)
+	if err != nil {
+		return nil, err
 	}
 	var sel []string
-	var excluded []string
 	for i, n := range names {
-		if !keep[i] {
-			excluded = append(excluded, n)
-			continue
+		if keep[i] {
+			sel = append(sel, quoteIdent(n))
 		}
-		sel = append(sel, quoteIdent(n))
 	}
 	if len(sel) == 0 {
 		return nil, fail(source.CodeSchema, "no columns left to read", nil)
@@ -344,7 +336,7 @@ func (s *duckSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	for {
 		var chunk bindings.DataChunk
-		s.interruptible(ctx, func() error {
+		_ = s.interruptible(ctx, func() error { // FetchChunk reports errors through the result, below
 			chunk = bindings.FetchChunk(*s.res)
 			return nil
 		})
@@ -414,7 +406,7 @@ func (s *duckSource) take() arrow.RecordBatch {
 type colCheck uint8
 
 const (
-	checkNone colCheck = iota
+	_ colCheck = iota // 0, the zero value: nothing to check
 	// checkUTF8: Arrow utf8 requires valid UTF-8. DuckDB validates text on
 	// ingestion; this guards the contract, not the common path.
 	checkUTF8
@@ -514,13 +506,7 @@ func (s *duckSource) fatal(err error) error {
 	return err
 }
 
-func (s *duckSource) Evidence() source.Evidence {
-	ev := s.ev
-	ev.Choices = append([]string(nil), ev.Choices...)
-	ev.Excluded = append([]string(nil), ev.Excluded...)
-	ev.Coverage = s.t.Coverage()
-	return ev
-}
+func (s *duckSource) Evidence() source.Evidence { return s.t.Evidence(s.ev) }
 
 // Close releases the result, the connection and the database. It is
 // idempotent.

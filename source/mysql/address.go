@@ -207,25 +207,3 @@ func (a Address) Config() *driver.Config {
 type silent struct{}
 
 func (silent) Print(...any) {}
-
-// scrubbed wraps a driver error so that its message cannot carry the
-// password (drivers quote DSNs in some errors); errors.As still reaches the
-// driver's error.
-type scrubbed struct {
-	msg string
-	err error
-}
-
-func (e *scrubbed) Error() string { return e.msg }
-func (e *scrubbed) Unwrap() error { return e.err }
-
-func (a Address) scrub(err error) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	if a.Password != "" && strings.Contains(msg, a.Password) {
-		msg = strings.ReplaceAll(msg, a.Password, "xxxxx")
-	}
-	return &scrubbed{msg: msg, err: err}
-}

@@ -68,7 +68,10 @@ type Source struct {
 	stop       error
 }
 
-var _ source.Source = (*Source)(nil)
+var (
+	_ source.Source = (*Source)(nil)
+	_ source.Keyed  = (*Source)(nil)
+)
 
 // Open parses address and opens the source; see OpenAddress.
 func Open(ctx context.Context, address string, opts source.Options) (*Source, error) {
@@ -135,7 +138,7 @@ func OpenAddress(ctx context.Context, a Address, opts source.Options) (_ *Source
 		opts.Allocator = memory.DefaultAllocator
 	}
 	fail := func(code source.Code, detail string, cause error) error {
-		return &source.Error{Code: classify(code, cause), Op: op, Source: a.String(), Detail: detail, Err: a.scrub(cause)}
+		return &source.Error{Code: classify(code, cause), Op: op, Source: a.String(), Detail: detail, Err: source.ScrubError(cause, a.Password)}
 	}
 	connector, err := driver.NewConnector(a.Config())
 	if err != nil {
@@ -145,7 +148,7 @@ func OpenAddress(ctx context.Context, a Address, opts source.Options) (_ *Source
 	s.db.SetMaxOpenConns(1)
 	defer func() {
 		if err != nil {
-			s.Close()
+			_ = s.Close() // the open error is the one to report
 		}
 	}()
 	// The connection, transaction and cursor outlive Open: they must not
@@ -242,9 +245,9 @@ func OpenAddress(ctx context.Context, a Address, opts source.Options) (_ *Source
 		seen[p.Name()] = true
 		all = append(all, p.Name())
 	}
-	keep, excluded, err := exclusion(all, opts.Exclude)
+	keep, excluded, err := source.Exclude(op, a.String(), all, opts.Exclude)
 	if err != nil {
-		return nil, fail(source.CodeNotFound, err.Error(), nil)
+		return nil, err
 	}
 	var sel []string
 	var kept []*sql.ColumnType
@@ -493,31 +496,6 @@ func compile(ct *sql.ColumnType, meta map[string]tableColumn) (column, error) {
 	return c, nil
 }
 
-func exclusion(names, exclude []string) ([]bool, []string, error) {
-	keep := make([]bool, len(names))
-	for i := range keep {
-		keep[i] = true
-	}
-	for _, x := range exclude {
-		found := false
-		for i, n := range names {
-			if n == x {
-				keep[i], found = false, true
-			}
-		}
-		if !found {
-			return nil, nil, fmt.Errorf("excluded column %q does not exist", x)
-		}
-	}
-	var excluded []string
-	for i, n := range names {
-		if !keep[i] {
-			excluded = append(excluded, n)
-		}
-	}
-	return keep, excluded, nil
-}
-
 func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
 // classify refines code by the server's error number.
@@ -571,7 +549,7 @@ func (s *Source) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			}
 			if !s.rows.Next() {
 				if err := s.rows.Err(); err != nil {
-					fatal = &source.Error{Code: classify(source.CodeIO, err), Op: op, Source: s.a.String(), Detail: "reading rows failed", Err: s.a.scrub(err)}
+					fatal = &source.Error{Code: classify(source.CodeIO, err), Op: op, Source: s.a.String(), Detail: "reading rows failed", Err: source.ScrubError(err, s.a.Password)}
 					s.t.Fail(source.Failure{Code: source.CodeIO, Detail: "reading stopped: reading rows failed (connection lost or statement aborted)"}, false)
 					s.t.Fatal = true
 				}
@@ -580,7 +558,7 @@ func (s *Source) Next(ctx context.Context) (arrow.RecordBatch, error) {
 				break
 			}
 			if err := s.rows.Scan(s.ptrs...); err != nil {
-				fatal = &source.Error{Code: source.CodeIO, Op: op, Source: s.a.String(), Detail: "scanning a row failed", Err: s.a.scrub(err)}
+				fatal = &source.Error{Code: source.CodeIO, Op: op, Source: s.a.String(), Detail: "scanning a row failed", Err: source.ScrubError(err, s.a.Password)}
 				s.t.Fail(source.Failure{Code: source.CodeIO, Detail: "reading stopped: scanning a row failed"}, false)
 				s.t.Done, s.t.Fatal, s.stop = true, true, fatal
 				break
@@ -621,13 +599,7 @@ func (s *Source) stage() bool {
 
 // Evidence reports the read so far; before io.EOF the coverage says the
 // read is incomplete.
-func (s *Source) Evidence() source.Evidence {
-	ev := s.ev
-	ev.Choices = append([]string(nil), ev.Choices...)
-	ev.Excluded = append([]string(nil), ev.Excluded...)
-	ev.Coverage = s.t.Coverage()
-	return ev
-}
+func (s *Source) Evidence() source.Evidence { return s.t.Evidence(s.ev) }
 
 // Close ends the read. A read stopped early is aborted by closing the
 // connection, not by draining the remaining rows.
@@ -645,14 +617,16 @@ func (s *Source) Close() error {
 	if s.cancelRows != nil {
 		s.cancelRows()
 	}
+	// A read-only transaction: the statement, the rollback and the connection have nothing
+	// to lose when they fail (a broken connection fails here harmlessly); the database
+	// handle's error is reported.
 	if s.stmt != nil {
-		s.stmt.Close()
+		_ = s.stmt.Close()
 		s.stmt = nil
 	}
 	if s.conn != nil {
-		// Read-only: nothing to undo. A broken connection fails here harmlessly.
-		s.conn.ExecContext(context.Background(), "ROLLBACK")
-		s.conn.Close()
+		_, _ = s.conn.ExecContext(context.Background(), "ROLLBACK")
+		_ = s.conn.Close()
 		s.conn = nil
 	}
 	if s.db != nil {
@@ -666,7 +640,7 @@ func (s *Source) Close() error {
 		s.rb = nil
 	}
 	if first != nil {
-		return &source.Error{Code: source.CodeIO, Op: "mysql close", Source: s.a.String(), Err: s.a.scrub(first)}
+		return &source.Error{Code: source.CodeIO, Op: "mysql close", Source: s.a.String(), Err: source.ScrubError(first, s.a.Password)}
 	}
 	return nil
 }

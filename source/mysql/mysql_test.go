@@ -179,7 +179,7 @@ func TestConnectionKilledMidRead(t *testing.T) {
 		}
 		rec.Release()
 	}
-	if readErr == io.EOF || codeOf(readErr) != source.CodeIO {
+	if readErr == io.EOF || source.CodeOf(readErr) != source.CodeIO {
 		t.Fatalf("error after kill: %v, want %s", readErr, source.CodeIO)
 	}
 	if _, err := src.Next(context.Background()); err != readErr {
@@ -332,7 +332,7 @@ func TestCancelledNext(t *testing.T) {
 	defer src.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := src.Next(ctx); codeOf(err) != source.CodeIncomplete {
+	if _, err := src.Next(ctx); source.CodeOf(err) != source.CodeIncomplete {
 		t.Fatalf("cancelled Next: %v", err)
 	}
 	if c := src.Evidence().Coverage; c.Status == source.StatusComplete || c.Check() != nil {
@@ -376,7 +376,7 @@ func TestOddNamesAndSocket(t *testing.T) {
 
 func TestOpenSourceNilOnError(t *testing.T) {
 	src, err := OpenSource(context.Background(), "mysql://u@h/d", source.Options{})
-	if src != nil || codeOf(err) != source.CodeAddress {
+	if src != nil || source.CodeOf(err) != source.CodeAddress {
 		t.Fatalf("OpenSource: %v, %v", src, err)
 	}
 }

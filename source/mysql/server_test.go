@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
-	"errors"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/pipewhy/pipewhy/internal/testenv"
 	"github.com/pipewhy/pipewhy/source"
 	"github.com/pipewhy/pipewhy/source/sourcetest"
+	"github.com/pipewhy/pipewhy/source/sourcetest/confdata"
 )
 
 // testServer is a reachable server with a fresh database for one test.
@@ -36,7 +36,7 @@ func newServer(t testing.TB) *testServer {
 	}
 	a.Timeout = 3 * time.Second
 	unavailable := func(err error) {
-		testenv.Missing(t, testenv.Services, "no MySQL/MariaDB server at %s (set PIPEWHY_TEST_MYSQL_DSN): %v", a, a.scrub(err))
+		testenv.Missing(t, testenv.Services, "no MySQL/MariaDB server at %s (set PIPEWHY_TEST_MYSQL_DSN): %v", a, source.ScrubError(err, a.Password))
 	}
 	boot, err := openPool(a)
 	if err != nil {
@@ -116,10 +116,20 @@ func openRead(t testing.TB, a Address, opts source.Options) (*arrow.Schema, []ar
 	return src.Schema(), cols, ev, src.PrimaryKey()
 }
 
-func codeOf(err error) source.Code {
-	var e *source.Error
-	if errors.As(err, &e) {
-		return e.Code
+// TestConformance: the shared conformance dataset (confdata), written to a table, reads
+// back as through every adapter (sourcetest.Conformance).
+func TestConformance(t *testing.T) {
+	s := newServer(t)
+	s.exec(t, "CREATE TABLE conf (id BIGINT, name TEXT, amount DOUBLE, payload BLOB) ENGINE=InnoDB",
+		confdata.InsertSQL("conf", func(b []byte) string { return "X'" + hex.EncodeToString(b) + "'" }))
+	for _, bs := range []int{1, 2, 1000} {
+		src, err := OpenAddress(context.Background(), s.table("conf"), source.Options{BatchSize: bs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sourcetest.Conformance(t, src, Kind, ConsistencySnapshot)
+		if err := src.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
-	return ""
 }

@@ -41,12 +41,11 @@ func ParseAddress(s string) (Address, error) {
 	}
 	dsn, frag, hasFrag := strings.Cut(s, "#")
 	a := Address{DSN: dsn}
-	u, err := url.Parse(dsn)
-	if err != nil {
+	if _, err := url.Parse(dsn); err != nil {
 		// url errors quote the whole input, password included: drop the cause.
 		return bad("malformed connection URL")
 	}
-	a.redacted = redactURL(u)
+	a.redacted = source.RedactAddress(dsn)
 	if hasFrag {
 		if frag == "" {
 			return bad("empty relation name after #")
@@ -111,22 +110,6 @@ func splitIdent(s string) ([]string, bool) {
 		}
 		s = s[1:]
 	}
-}
-
-// redactURL is the URL with the password (in the user info or a password
-// query parameter) replaced by "xxxxx".
-func redactURL(u *url.URL) string {
-	c := *u
-	if c.User != nil {
-		if _, has := c.User.Password(); has {
-			c.User = url.UserPassword(c.User.Username(), "xxxxx")
-		}
-	}
-	if q := c.Query(); q.Has("password") {
-		q.Set("password", "xxxxx")
-		c.RawQuery = q.Encode()
-	}
-	return c.String()
 }
 
 // Redacted returns the address with its password replaced by "xxxxx"; it

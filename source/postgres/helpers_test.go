@@ -29,7 +29,7 @@ func server(t testing.TB) *pgconn.PgConn {
 	defer cancel()
 	conn, err := pgconn.Connect(ctx, testDSN())
 	if err != nil {
-		testenv.Missing(t, testenv.Services, "PostgreSQL server not reachable (set PIPEWHY_TEST_POSTGRES_DSN): %v", scrub(err, password(testDSN())))
+		testenv.Missing(t, testenv.Services, "PostgreSQL server not reachable (set PIPEWHY_TEST_POSTGRES_DSN): %v", source.ScrubError(err, password(testDSN())))
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
 	return conn

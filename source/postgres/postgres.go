@@ -77,7 +77,10 @@ type Source struct {
 	stop   error
 }
 
-var _ source.Source = (*Source)(nil)
+var (
+	_ source.Source = (*Source)(nil)
+	_ source.Keyed  = (*Source)(nil)
+)
 
 // Open parses address (see ParseAddress) and opens it with opts. Options
 // that apply: BatchSize, Columns (see doc.go), Exclude, Query (for an
@@ -125,7 +128,7 @@ func OpenAddress(ctx context.Context, a Address, opts source.Options) (_ *Source
 	}
 	secret := password(a.DSN)
 	fail := func(code source.Code, detail string, cause error) error {
-		return &source.Error{Code: code, Op: op, Source: where, Detail: detail, Err: scrub(cause, secret)}
+		return &source.Error{Code: code, Op: op, Source: where, Detail: detail, Err: source.ScrubError(cause, secret)}
 	}
 	cfg, err := pgconn.ParseConfig(a.DSN)
 	if err != nil {
@@ -152,7 +155,7 @@ func OpenAddress(ctx context.Context, a Address, opts source.Options) (_ *Source
 	s := &Source{a: a, opts: opts, conn: conn}
 	defer func() {
 		if err != nil {
-			s.Close()
+			_ = s.Close() // the open error is the one to report
 		}
 	}()
 	// One snapshot for the catalog, the count and the rows: REPEATABLE READ
@@ -233,21 +236,11 @@ func OpenAddress(ctx context.Context, a Address, opts source.Options) (_ *Source
 		}
 		seen[n] = true
 	}
-	keep := make([]bool, len(names))
-	for i := range keep {
-		keep[i] = true
+	keep, excluded, err := source.Exclude(op, where, names, opts.Exclude)
+	if err != nil {
+		return nil, err
 	}
-	for _, x := range opts.Exclude {
-		if !seen[x] {
-			return nil, fail(source.CodeNotFound, fmt.Sprintf("excluded column %q does not exist", x), nil)
-		}
-		for i, n := range names {
-			if n == x {
-				keep[i] = false
-				s.ev.Excluded = append(s.ev.Excluded, n)
-			}
-		}
-	}
+	s.ev.Excluded = excluded
 	override := map[string]string{}
 	for _, c := range opts.Columns {
 		if !seen[c.Name] {
@@ -398,23 +391,6 @@ func password(dsn string) string {
 	return cfg.Password
 }
 
-// scrubbed hides a secret in an error's text; errors.As still reaches the
-// cause.
-type scrubbed struct {
-	err    error
-	secret string
-}
-
-func (e *scrubbed) Error() string { return strings.ReplaceAll(e.err.Error(), e.secret, "xxxxx") }
-func (e *scrubbed) Unwrap() error { return e.err }
-
-func scrub(err error, secret string) error {
-	if err == nil || secret == "" {
-		return err
-	}
-	return &scrubbed{err: err, secret: secret}
-}
-
 // Schema returns the Arrow schema, fixed at Open.
 func (s *Source) Schema() *arrow.Schema { return s.schema }
 
@@ -440,7 +416,7 @@ func (s *Source) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	// Cancellation interrupts a blocked read through the socket deadline;
 	// the connection is then unusable, which the read reports.
-	stopWatch := context.AfterFunc(ctx, func() { s.conn.Conn().SetDeadline(time.Unix(1, 0)) })
+	stopWatch := context.AfterFunc(ctx, func() { _ = s.conn.Conn().SetDeadline(time.Unix(1, 0)) })
 	defer stopWatch()
 	rows := 0
 	for rows < s.opts.BatchSize {
@@ -454,7 +430,7 @@ func (s *Source) Next(ctx context.Context) (arrow.RecordBatch, error) {
 				}
 				s.t.Fail(source.Failure{Code: code, Detail: "reading stopped: " + detail}, false)
 				s.t.Fatal = true
-				s.stop = &source.Error{Code: code, Op: op, Source: s.a.Redacted(), Detail: detail, Err: scrub(err, password(s.a.DSN))}
+				s.stop = &source.Error{Code: code, Op: op, Source: s.a.Redacted(), Detail: detail, Err: source.ScrubError(err, password(s.a.DSN))}
 			}
 			break
 		}
@@ -498,20 +474,14 @@ func (s *Source) stage(vals [][]byte) bool {
 }
 
 // Evidence reports the read so far; see doc.go.
-func (s *Source) Evidence() source.Evidence {
-	ev := s.ev
-	ev.Choices = append([]string(nil), ev.Choices...)
-	ev.Excluded = append([]string(nil), ev.Excluded...)
-	ev.Coverage = s.t.Coverage()
-	return ev
-}
+func (s *Source) Evidence() source.Evidence { return s.t.Evidence(s.ev) }
 
 // Close ends the transaction and the connection. Closing before the end of
 // the rows drops the connection without reading the rest.
 func (s *Source) Close() error {
 	if s.conn != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		s.conn.Close(ctx) // read-only transaction: nothing to commit
+		_ = s.conn.Close(ctx) // read-only transaction: nothing to commit
 		cancel()
 		s.conn = nil
 	}

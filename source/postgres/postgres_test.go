@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"io"
 	"math"
@@ -13,6 +14,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/pipewhy/pipewhy/source"
+	"github.com/pipewhy/pipewhy/source/sourcetest"
+	"github.com/pipewhy/pipewhy/source/sourcetest/confdata"
 )
 
 // value extracts row i of a as a comparable Go value: nil for null, float
@@ -112,10 +115,9 @@ var typeCases = []typeCase{
 func TestTypes(t *testing.T) {
 	conn := server(t)
 	sch := schema(t, conn)
-	var defs, cols []string
+	var defs []string
 	for _, c := range typeCases {
 		defs = append(defs, c.name+" "+c.sqlType)
-		cols = append(cols, c.name)
 	}
 	exec(t, conn, "CREATE TABLE "+sch+".t (id int4 PRIMARY KEY, "+strings.Join(defs, ", ")+")")
 	for r := 0; r < 4; r++ {
@@ -619,5 +621,31 @@ func TestViewDomainQueryExclude(t *testing.T) {
 	arrs, ev = readAll(t, src)
 	if len(arrs) != 1 || arrs[0].Len() != 2 || value(arrs[0], 0) != nil || value(arrs[0], 1) != "x" || strings.Join(ev.Excluded, ",") != "a" {
 		t.Fatalf("query: %v %v", arrs, ev.Excluded)
+	}
+}
+
+// TestExcludedInColumnOrder: Evidence.Excluded lists the dropped columns in column order
+// (doc.go), whatever the order of Options.Exclude, and each once.
+func TestExcludedInColumnOrder(t *testing.T) {
+	conn := server(t)
+	sch := schema(t, conn)
+	exec(t, conn, "CREATE TABLE "+sch+".t (id int8, a int4, b int4, c int4); INSERT INTO "+sch+".t VALUES (1, 2, 3, 4)")
+	src := openT(t, addr(sch, "t"), source.Options{Exclude: []string{"c", "a", "c"}})
+	arrs, ev := readAll(t, src)
+	if len(arrs) != 2 || strings.Join(ev.Excluded, ",") != "a,c" {
+		t.Fatalf("columns %d, excluded %q, want 2 and a,c", len(arrs), ev.Excluded)
+	}
+}
+
+// TestConformance: the shared conformance dataset (confdata), written to a table, reads
+// back as through every adapter (sourcetest.Conformance).
+func TestConformance(t *testing.T) {
+	conn := server(t)
+	sch := schema(t, conn)
+	exec(t, conn, "CREATE TABLE "+sch+".conf (id int8, name text, amount float8, payload bytea)")
+	exec(t, conn, confdata.InsertSQL(sch+".conf", func(b []byte) string { return `'\x` + hex.EncodeToString(b) + `'::bytea` }))
+	for _, bs := range []int{1, 2, 1000} {
+		src := openT(t, addr(sch, "conf"), source.Options{BatchSize: bs})
+		sourcetest.Conformance(t, src, Kind, Consistency)
 	}
 }

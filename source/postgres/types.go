@@ -242,7 +242,6 @@ func fieldMeta(c *column) arrow.Metadata {
 type cell struct {
 	null bool
 	i    int64
-	f    float64
 	b    []byte // aliases the wire buffer: valid until the next row
 	s    string
 	d128 decimal128.Num

@@ -1,12 +1,9 @@
-package compare
+package live
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -14,18 +11,14 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/pipewhy/pipewhy/compare"
 	"github.com/pipewhy/pipewhy/fingerprint"
 	"github.com/pipewhy/pipewhy/normalize"
+	"github.com/pipewhy/pipewhy/normalize/c2text"
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/pipewhy/pipewhy/scan"
 	"github.com/pipewhy/pipewhy/snapshot"
 	"github.com/pipewhy/pipewhy/source"
-)
-
-// Error codes of Sources (appended to those of errors.go).
-const (
-	CodeOptions Code = "PW_COMPARE_OPTIONS" // a bad --map, --key or --exclude, or a missing key
-	CodeSource  Code = "PW_COMPARE_SOURCE"  // a side could not be opened, read or observed
 )
 
 // Input is one side of a source comparison.
@@ -43,8 +36,8 @@ type Input struct {
 // Mapping pairs a column of A with the column of B it is compared with.
 type Mapping struct{ A, B string }
 
-// SourceOptions configure Sources.
-type SourceOptions struct {
+// Options configure Compare.
+type Options struct {
 	// Key names the key columns (in A's names). Empty means the primary key, which
 	// both sources must then expose, equal after Map.
 	Key []string
@@ -56,7 +49,7 @@ type SourceOptions struct {
 	// Profile is the C2 profile of both sides (zero value: strict-v1).
 	Profile normalize.Profile
 	// AllowPartial compares sides whose coverage is not COMPLETE; without it such a
-	// side is an error (scan.CodeCoverage inside a CodeSource error).
+	// side is an error (scan.CodeCoverage inside a compare.CodeSource error).
 	AllowPartial bool
 	// Limit is Diff's example limit.
 	Limit int
@@ -68,7 +61,7 @@ type SourceOptions struct {
 	Progress func(Progress)
 }
 
-// Progress is one side's progress in Sources.
+// Progress is one side's progress in Compare.
 type Progress struct {
 	Side int           // 0: A, 1: B
 	Pass int           // 1: the comparison; 2: the second read of the changed records
@@ -88,12 +81,12 @@ type TypeDifference struct {
 	SourceB string `json:"source_b"`
 }
 
-// Comparison is the result of Sources.
+// Comparison is the result of Compare.
 type Comparison struct {
 	// Report is Diff's report of the two observations, with the schema changes
 	// replaced by the comparison's own: columns on one side only (removed: only in A,
 	// added: only in B) and retypings that change the C3 value type.
-	Report *Report
+	Report *compare.Report
 	// Types lists common columns whose source types differ but compare by value.
 	Types []TypeDifference
 	// OnlyA and OnlyB are the columns present on one side only (comparison names);
@@ -105,7 +98,7 @@ type Comparison struct {
 	A, B *repo.Scan
 }
 
-// Sources reads a and b concurrently at record resolution under one comparison schema
+// Compare reads a and b concurrently at record resolution under one comparison schema
 // and compares them with Diff; when records changed, it reads both sides again at value
 // resolution, keeping the value digests of the changed records only (all of them when
 // more than 1/8 changed) and the examples' whole records, for the per-field counts and
@@ -114,9 +107,9 @@ type Comparison struct {
 // equal data yields equal C2 words whatever the engine's physical types. Columns on
 // one side only are left out of both observations and reported as schema changes
 // (the result is then not Equal). Nothing is written anywhere.
-func Sources(ctx context.Context, a, b Input, o SourceOptions) (*Comparison, error) {
+func Compare(ctx context.Context, a, b Input, o Options) (*Comparison, error) {
 	if !o.Profile.Valid() {
-		return nil, &Error{Code: CodeOptions, Op: "options", Msg: "invalid profile"}
+		return nil, &compare.Error{Code: compare.CodeOptions, Op: "options", Msg: "invalid profile"}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -126,7 +119,7 @@ func Sources(ctx context.Context, a, b Input, o SourceOptions) (*Comparison, err
 		in := [2]Input{a, b}[i]
 		s, err := source.Open(ctx, in.Address, o.sourceOptions(in, i, 1))
 		if err != nil {
-			return &Error{Code: CodeSource, Op: "open " + sideName(i), Msg: redact(in.Address), Err: err}
+			return &compare.Error{Code: compare.CodeSource, Op: "open " + sideName(i), Msg: source.RedactAddress(in.Address), Err: err}
 		}
 		srcs[i] = s
 		return nil
@@ -153,7 +146,7 @@ func Sources(ctx context.Context, a, b Input, o SourceOptions) (*Comparison, err
 	// record resolution: which records are only in A, only in B, changed or equal.
 	ins := [2]Input{a, b}
 	names := [2]string{artifactName(a), artifactName(b)}
-	views := [2]*view{plan.view(0, srcs[0]), plan.view(1, srcs[1])}
+	views := [2]source.Source{plan.view(0, srcs[0]), plan.view(1, srcs[1])}
 	srcs = [2]source.Source{} // closed by the views from here on
 	defer views[0].Close()
 	defer views[1].Close()
@@ -169,7 +162,7 @@ func Sources(ctx context.Context, a, b Input, o SourceOptions) (*Comparison, err
 		return nil, err
 	}
 	scans := [2]*repo.Scan{obs[0].Scan, obs[1].Scan}
-	rep, err := Diff(scans[0], scans[1], Options{Limit: o.Limit, AllowDifferentArtifacts: true})
+	rep, err := compare.Diff(scans[0], scans[1], compare.Options{Limit: o.Limit, AllowDifferentArtifacts: true})
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +184,7 @@ func Sources(ctx context.Context, a, b Input, o SourceOptions) (*Comparison, err
 }
 
 // progress is the scan progress callback of side i on pass, nil without o.Progress.
-func (o SourceOptions) progress(side, pass int) func(scan.Progress) {
+func (o Options) progress(side, pass int) func(scan.Progress) {
 	if o.Progress == nil {
 		return nil
 	}
@@ -201,7 +194,7 @@ func (o SourceOptions) progress(side, pass int) func(scan.Progress) {
 // sourceOptions are in's adapter options for a source read through a view into the scan,
 // whose encoders release every batch once encoded (source.Options.ReleasedPromptly),
 // reporting an inference pass as side's progress on pass.
-func (o SourceOptions) sourceOptions(in Input, side, pass int) source.Options {
+func (o Options) sourceOptions(in Input, side, pass int) source.Options {
 	so := in.Source
 	so.ReleasedPromptly = true
 	if p := o.progress(side, pass); p != nil && so.InferProgress == nil {
@@ -217,20 +210,17 @@ var beforeFetch func()
 
 // observeSide observes side i through v, with every comparison column's field id
 // seeded (so both sides, and both reads of one side, give equal data equal words).
-func observeSide(ctx context.Context, i int, in Input, name string, v *view, p *plan, so scan.Options) (*scan.Result, error) {
-	reg, err := emptyRegistry()
-	if err != nil {
-		return nil, &Error{Code: CodeSource, Op: "observe " + sideName(i), Msg: "schema registry", Err: err}
-	}
+func observeSide(ctx context.Context, i int, in Input, name string, v source.Source, p *plan, so scan.Options) (*scan.Result, error) {
+	reg := source.NewRegistry()
 	if _, err := reg.Assign(name, p.seed); err != nil {
-		return nil, &Error{Code: CodeSource, Op: "observe " + sideName(i), Msg: "field ids", Err: err}
+		return nil, &compare.Error{Code: compare.CodeSource, Op: "observe " + sideName(i), Msg: "field ids", Err: err}
 	}
 	so.Address, so.Name = in.Address, name
 	res, err := scan.ObserveSource(ctx, reg, v, so)
 	if err != nil {
-		return nil, &Error{Code: CodeSource, Op: "observe " + sideName(i), Msg: redact(in.Address), Err: err}
+		return nil, &compare.Error{Code: compare.CodeSource, Op: "observe " + sideName(i), Msg: source.RedactAddress(in.Address), Err: err}
 	}
-	res.Scan.Descriptor.Address = redact(in.Address)
+	res.Scan.Descriptor.Address = source.RedactAddress(in.Address)
 	return res, nil
 }
 
@@ -241,9 +231,9 @@ func observeSide(ctx context.Context, i int, in Input, name string, v *view, p *
 // those records only (scan.Options.Select) and the whole records of the examples
 // (scan.Options.Fetch): memory for the changed records, not for every record. A side
 // whose dataset state differs on that read changed in between: the report says so.
-func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, key []string, o SourceOptions, scans [2]*repo.Scan, rep *Report) error {
+func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, key []string, o Options, scans [2]*repo.Scan, rep *compare.Report) error {
 	if rep.Records.Changed == 0 {
-		rep.Resolution, rep.Fields = snapshot.ResolutionValue, commonFields(scans[0], scans[1])
+		rep.Resolution, rep.Fields = snapshot.ResolutionValue, compare.CommonFields(scans[0], scans[1])
 		return nil
 	}
 	// Select the changed records by key digest, unless they are many: then a lookup per
@@ -253,8 +243,8 @@ func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, k
 	c := rep.Records
 	if c.Changed <= (c.Added+c.Removed+c.Changed+c.Unchanged)/selectFraction {
 		changed := make(map[fingerprint.Digest]struct{}, c.Changed)
-		if _, err := Merge(scans[0].Records, scans[1].Records, func(k Kind, ia, _ int) {
-			if k == Changed {
+		if _, err := compare.Merge(scans[0].Records, scans[1].Records, func(k compare.Kind, ia, _ int) {
+			if k == compare.Changed {
 				e := scans[0].Records[ia*fingerprint.RecordStride:]
 				changed[fingerprint.Digest{Lo: e[0], Hi: e[1]}] = struct{}{}
 			}
@@ -265,7 +255,7 @@ func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, k
 	}
 	var keys [][]uint64
 	for _, ex := range rep.Examples.Changed {
-		keys = append(keys, ex.key)
+		keys = append(keys, ex.KeyWords())
 	}
 	// What the second read needs of the first is taken: its record arrays can go.
 	for _, sc := range scans {
@@ -281,7 +271,7 @@ func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, k
 	errs := both(cancel, func(i int) error {
 		s, err := source.Open(ctx, ins[i].Address, o.sourceOptions(ins[i], i, 2))
 		if err != nil {
-			return &Error{Code: CodeSource, Op: "open " + sideName(i), Msg: redact(ins[i].Address), Err: err}
+			return &compare.Error{Code: compare.CodeSource, Op: "open " + sideName(i), Msg: source.RedactAddress(ins[i].Address), Err: err}
 		}
 		v := p.view(i, s)
 		defer v.Close()
@@ -296,7 +286,7 @@ func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, k
 	for i := range again {
 		same, err := again[i].Scan.State.Equal(scans[i].State)
 		if err != nil {
-			return &Error{Code: CodeSource, Op: "observe " + sideName(i), Msg: "second read", Err: err}
+			return &compare.Error{Code: compare.CodeSource, Op: "observe " + sideName(i), Msg: "second read", Err: err}
 		}
 		if !same {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("side %s changed between the comparison and the second read that found the changed fields: those and the values shown may not be the ones compared", sideName(i)))
@@ -304,7 +294,7 @@ func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, k
 	}
 	// Diff of the changed records alone: the per-field counts and the changed examples
 	// (the same Limit smallest keys as the first read's, unless a side changed).
-	sub, err := Diff(again[0].Scan, again[1].Scan, Options{Limit: o.Limit, AllowDifferentArtifacts: true})
+	sub, err := compare.Diff(again[0].Scan, again[1].Scan, compare.Options{Limit: o.Limit, AllowDifferentArtifacts: true})
 	if err != nil {
 		return err
 	}
@@ -320,10 +310,10 @@ func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, k
 	for k := range rep.Examples.Changed {
 		ex := &rep.Examples.Changed[k]
 		// A key not fetched (a side changed in between) renders as notReread.
-		ra, rb := fetched[0][fmt.Sprint(ex.key)], fetched[1][fmt.Sprint(ex.key)]
+		ra, rb := fetched[0][fmt.Sprint(ex.KeyWords())], fetched[1][fmt.Sprint(ex.KeyWords())]
 		for c := range ex.Changes {
 			ch := &ex.Changes[c]
-			ch.Old, ch.New = fieldValue(ra, ch.id), fieldValue(rb, ch.id)
+			ch.Old, ch.New = fieldValue(ra, ch.FieldID()), fieldValue(rb, ch.FieldID())
 		}
 	}
 	return nil
@@ -338,15 +328,15 @@ const notReread = "(not re-read)"
 
 // fieldValue renders field id of a C2 record (as Diff renders a value-table payload);
 // a record the second read did not return renders as notReread. The records come from
-// the columnar encoder, so repo.RecordFields may walk them.
+// the columnar encoder, so c2text.Fields may walk them.
 func fieldValue(rec []uint64, id uint64) string {
 	if rec == nil {
 		return notReread
 	}
-	ids, types, payloads := repo.RecordFields(rec)
+	ids, types, payloads := c2text.Fields(rec)
 	for k, fid := range ids {
 		if fid == id {
-			return repo.FormatValue(types[k], payloads[k])
+			return c2text.Value(types[k], payloads[k])
 		}
 	}
 	return "(missing)"
@@ -365,12 +355,12 @@ func (c *Comparison) finish(p *plan) {
 		}
 	}
 	r.Physical = nil
-	kept := append([]SchemaChange{}, r.SchemaChanges...)
+	kept := append([]compare.SchemaChange{}, r.SchemaChanges...)
 	for _, n := range p.onlyA {
-		kept = append(kept, SchemaChange{Kind: "removed", FieldID: p.ids[n], Name: n, OldType: p.types[0][n]})
+		kept = append(kept, compare.SchemaChange{Kind: "removed", FieldID: p.ids[n], Name: n, OldType: p.types[0][n]})
 	}
 	for _, n := range p.onlyB {
-		kept = append(kept, SchemaChange{Kind: "added", FieldID: p.ids[n], Name: n, NewType: p.types[1][n]})
+		kept = append(kept, compare.SchemaChange{Kind: "added", FieldID: p.ids[n], Name: n, NewType: p.types[1][n]})
 	}
 	sort.SliceStable(kept, func(i, j int) bool { return kept[i].FieldID < kept[j].FieldID })
 	r.SchemaChanges = kept
@@ -400,8 +390,8 @@ type plan struct {
 	renameB      map[string]string // B's name → comparison name
 }
 
-func planColumns(sa, sb *arrow.Schema, o SourceOptions) (*plan, error) {
-	bad := func(msg string) error { return &Error{Code: CodeOptions, Op: "options", Msg: msg} }
+func planColumns(sa, sb *arrow.Schema, o Options) (*plan, error) {
+	bad := func(msg string) error { return &compare.Error{Code: compare.CodeOptions, Op: "options", Msg: msg} }
 	p := &plan{ids: map[string]uint64{}, renameB: map[string]string{}, mapped: o.Map,
 		types: [2]map[string]string{{}, {}}}
 	inA := map[string]bool{}
@@ -491,13 +481,9 @@ func planColumns(sa, sb *arrow.Schema, o SourceOptions) (*plan, error) {
 	}
 	p.seed = arrow.NewSchema(all, nil)
 	// The ids a fresh registry gives the seed: 1, 2, ... in seed order.
-	reg, err := emptyRegistry()
+	asg, err := source.NewRegistry().Assign("seed", p.seed)
 	if err != nil {
-		return nil, &Error{Code: CodeSource, Op: "options", Msg: "schema registry", Err: err}
-	}
-	asg, err := reg.Assign("seed", p.seed)
-	if err != nil {
-		return nil, &Error{Code: CodeOptions, Op: "options", Msg: "field ids", Err: err}
+		return nil, &compare.Error{Code: compare.CodeOptions, Op: "options", Msg: "field ids", Err: err}
 	}
 	for i, f := range p.seed.Fields() {
 		p.ids[f.Name] = asg.IDs[i]
@@ -508,7 +494,7 @@ func planColumns(sa, sb *arrow.Schema, o SourceOptions) (*plan, error) {
 // key resolves the key: the named columns, which must be compared on both sides, or
 // the primary key both sources expose.
 func (p *plan) key(named []string, a, b source.Source) ([]string, error) {
-	bad := func(msg string) error { return &Error{Code: CodeOptions, Op: "options", Msg: msg} }
+	bad := func(msg string) error { return &compare.Error{Code: compare.CodeOptions, Op: "options", Msg: msg} }
 	common := map[string]bool{}
 	for _, n := range p.names[0] {
 		common[n] = true
@@ -547,7 +533,7 @@ func (p *plan) key(named []string, a, b source.Source) ([]string, error) {
 }
 
 // view returns side i's source seen through the comparison schema.
-func (p *plan) view(i int, s source.Source) *view {
+func (p *plan) view(i int, s source.Source) source.Source {
 	in := s.Schema()
 	fields := make([]arrow.Field, len(p.keep[i]))
 	for j, k := range p.keep[i] {
@@ -618,17 +604,6 @@ func first(errs [2]error) error {
 	return errs[1]
 }
 
-// emptyRegistry is an in-memory schema registry: it is never saved, so its path (a
-// file that cannot exist, in a directory that is removed at once) is never written.
-func emptyRegistry() (*source.Registry, error) {
-	dir, err := os.MkdirTemp("", "pipewhy-compare-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	return source.OpenRegistry(filepath.Join(dir, "registry.json"))
-}
-
 func sideName(i int) string { return [2]string{"A", "B"}[i] }
 
 func typeOf(f arrow.Field) string {
@@ -636,42 +611,14 @@ func typeOf(f arrow.Field) string {
 	return tn
 }
 
-// artifactName is in.Name, else the table of a database address (after '#', without
-// a schema qualifier), else the file's base name without extension.
+// artifactName is in.Name, else scan's default name of the address (the table of a
+// database address, the file's base name without extension), else "source".
 func artifactName(in Input) string {
 	if in.Name != "" {
 		return in.Name
 	}
-	if a, err := source.ParseAddress(in.Address); err == nil {
-		if a.Table != "" {
-			return a.Table
-		}
-		b := filepath.Base(a.Path)
-		return strings.TrimSuffix(b, filepath.Ext(b))
-	}
-	if _, t, ok := strings.Cut(in.Address, "#"); ok && t != "" {
-		if i := strings.LastIndexByte(t, '.'); i >= 0 {
-			t = t[i+1:]
-		}
-		if t != "" {
-			return t
-		}
+	if n := scan.DefaultName(in.Address); n != "" {
+		return n
 	}
 	return "source"
-}
-
-// redact removes the password of a URL-shaped address (postgres://, mysql://).
-func redact(addr string) string {
-	if !strings.Contains(addr, "://") {
-		return addr
-	}
-	u, err := url.Parse(addr)
-	if err != nil {
-		scheme, rest, _ := strings.Cut(addr, "://")
-		if at := strings.LastIndexByte(rest, '@'); at >= 0 {
-			rest = rest[at+1:]
-		}
-		return scheme + "://" + rest
-	}
-	return u.Redacted()
 }

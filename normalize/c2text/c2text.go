@@ -1,4 +1,4 @@
-package repo
+package c2text
 
 import (
 	"crypto/sha256"
@@ -14,7 +14,7 @@ import (
 	"github.com/pipewhy/pipewhy/normalize"
 )
 
-// FormatValue renders the C2 payload words of one value of type tc for people:
+// Value renders the C2 payload words of one value of type tc for people:
 // null, true, -42, 1.5, "text" (Go-quoted), 0x0a0b (bytes), 84.19 (decimals from their
 // exact coefficient and exponent), 2026-11-01 08:37:00[.ffffff][+01:00 | UTC | Europe/Berlin].
 // The extension 1 types (C2-extensions.md): DATE 2026-11-30; TIME 13:45:00[.fff |
@@ -22,7 +22,7 @@ import (
 // 1.5s; TIMESTAMP_NS as TIMESTAMP with nine fraction digits; NESTED
 // <nested N bytes 0x…> (its canonical value bytes; above 32 bytes a SHA-256 prefix).
 // Malformed payloads render as "?" rather than failing: this is display only.
-func FormatValue(tc normalize.TypeCode, p []uint64) string {
+func Value(tc normalize.TypeCode, p []uint64) string {
 	switch tc {
 	case normalize.Missing:
 		return "(missing)"
@@ -280,32 +280,32 @@ func formatTimestamp(p []uint64, ns bool) (string, bool) {
 	return s, true
 }
 
-// FormatRecord renders a framed C2 record (for example a key record) as
+// Record renders a framed C2 record (for example a key record) as
 // "name=value" pairs separated by spaces, in field id order; name maps a field id to
 // its column name. A malformed record renders as "?".
-func FormatRecord(rec []uint64, name func(uint64) string) string {
+func Record(rec []uint64, name func(uint64) string) string {
 	// Display only: the extension type codes are accepted whatever the profile.
 	if normalize.ValidateRecordWordsIn(rec, normalize.StrictV1Ext1) != nil {
 		return "?"
 	}
 	var parts []string
 	forEachFrame(rec, func(id uint64, tc normalize.TypeCode, payload []uint64) {
-		parts = append(parts, name(id)+"="+FormatValue(tc, payload))
+		parts = append(parts, name(id)+"="+Value(tc, payload))
 	})
 	return strings.Join(parts, " ")
 }
 
-// FormatRecordShort is FormatRecord on one line of at most about width runes, for
+// RecordShort is Record on one line of at most about width runes, for
 // records too wide to read whole (a keyless scan's key is the whole record): a text,
 // bytes or nested value longer than valueWidth runes keeps its first runes and "…",
 // and the fields that no longer fit are counted at the end:
 // `a=1 b="a long te…" … +3 fields`. The fields first accepts (nil: none) come first,
 // the others follow, each group in field id order; the first field always shows.
-func FormatRecordShort(rec []uint64, name func(uint64) string, first func(id uint64) bool, width, valueWidth int) string {
+func RecordShort(rec []uint64, name func(uint64) string, first func(id uint64) bool, width, valueWidth int) string {
 	if normalize.ValidateRecordWordsIn(rec, normalize.StrictV1Ext1) != nil {
 		return "?"
 	}
-	ids, types, payloads := RecordFields(rec)
+	ids, types, payloads := Fields(rec)
 	order := make([]int, 0, len(ids))
 	for pass := range 2 {
 		for k, id := range ids {
@@ -336,7 +336,7 @@ func FormatRecordShort(rec []uint64, name func(uint64) string, first func(id uin
 	return b.String()
 }
 
-// formatValueShort is FormatValue with a text, bytes or nested value cut to about
+// formatValueShort is Value with a text, bytes or nested value cut to about
 // limit runes with "…" (a text before it is quoted, so an escape sequence is never
 // split). Numbers and times are never cut: a shortened number would read as another.
 func formatValueShort(tc normalize.TypeCode, p []uint64, limit int) string {
@@ -347,7 +347,7 @@ func formatValueShort(tc normalize.TypeCode, p []uint64, limit int) string {
 			return q[:len(q)-1] + `…"`
 		}
 	}
-	v := FormatValue(tc, p)
+	v := Value(tc, p)
 	if (tc == normalize.Bytes || tc == normalize.Nested) && len(v) > limit {
 		return v[:limit-1] + "…" // ASCII: 0x… and <nested …>
 	}
@@ -366,9 +366,9 @@ func forEachFrame(rec []uint64, fn func(id uint64, tc normalize.TypeCode, payloa
 	}
 }
 
-// RecordFields returns the frames of a record that passed
+// Fields returns the frames of a record that passed
 // normalize.ValidateRecordWords as (id, type, payload) triples, payloads borrowed.
-func RecordFields(rec []uint64) (ids []uint64, types []normalize.TypeCode, payloads [][]uint64) {
+func Fields(rec []uint64) (ids []uint64, types []normalize.TypeCode, payloads [][]uint64) {
 	forEachFrame(rec, func(id uint64, tc normalize.TypeCode, p []uint64) {
 		ids = append(ids, id)
 		types = append(types, tc)

@@ -1,4 +1,4 @@
-package compare
+package live
 
 import (
 	"context"
@@ -32,9 +32,9 @@ func TestSourcesProgress(t *testing.T) {
 	var mu sync.Mutex
 	phases := map[[2]int][]scan.Phase{} // side, pass → phases in order
 	read := map[[2]int]uint64{}         // side, pass → largest bytes read
-	c, err := Sources(context.Background(), Input{Address: pa, Source: source.Options{Infer: true}},
+	c, err := Compare(context.Background(), Input{Address: pa, Source: source.Options{Infer: true}},
 		Input{Address: pb, Source: source.Options{Infer: true}},
-		SourceOptions{Key: []string{"id"}, Progress: func(p Progress) {
+		Options{Key: []string{"id"}, Progress: func(p Progress) {
 			mu.Lock()
 			defer mu.Unlock()
 			k := [2]int{p.Side, p.Pass}

@@ -1,16 +1,16 @@
-package repo_test
+package c2text_test
 
 import (
 	"math"
 	"testing"
 
 	"github.com/pipewhy/pipewhy/normalize"
-	"github.com/pipewhy/pipewhy/repo"
+	"github.com/pipewhy/pipewhy/normalize/c2text"
 )
 
-// TestFormatValueExt covers the C2 extension 1 type codes (docs/contracts/C2-extensions.md
+// TestValueExt covers the C2 extension 1 type codes (docs/contracts/C2-extensions.md
 // §2). Every expected string is derived by hand from the payload layout.
-func TestFormatValueExt(t *testing.T) {
+func TestValueExt(t *testing.T) {
 	neg := func(v int64) uint64 { return uint64(v) }
 	for _, c := range []struct {
 		tc   normalize.TypeCode
@@ -62,18 +62,18 @@ func TestFormatValueExt(t *testing.T) {
 		{normalize.Nested, []uint64{math.MaxUint64, 1, 1}, "?"},
 		{normalize.Nested, nil, "?"},
 	} {
-		if got := repo.FormatValue(c.tc, c.p); got != c.want {
+		if got := c2text.Value(c.tc, c.p); got != c.want {
 			t.Errorf("FormatValue(%v, %v) = %q, want %q", c.tc, c.p, got, c.want)
 		}
 	}
 }
 
-// TestFormatRecordExt: a key record holding an extension value renders (it was "?"
+// TestRecordExt: a key record holding an extension value renders (it was "?"
 // under the v1-only validation).
-func TestFormatRecordExt(t *testing.T) {
+func TestRecordExt(t *testing.T) {
 	rec := []uint64{1, 2, 2, 1, uint64(normalize.Uint64), 1, 7, 2, uint64(normalize.Date), 1, 20787}
 	name := func(id uint64) string { return map[uint64]string{1: "id", 2: "d"}[id] }
-	if got := repo.FormatRecord(rec, name); got != "id=7 d=2026-11-30" {
+	if got := c2text.Record(rec, name); got != "id=7 d=2026-11-30" {
 		t.Fatalf("FormatRecord = %q", got)
 	}
 }

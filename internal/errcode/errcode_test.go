@@ -1,0 +1,48 @@
+package errcode_test
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/pipewhy/pipewhy/internal/errcode"
+)
+
+type coded struct {
+	code string
+	err  error
+}
+
+func (e *coded) Error() string     { return e.code }
+func (e *coded) ErrorCode() string { return e.code }
+func (e *coded) Unwrap() error     { return e.err }
+
+func TestOf(t *testing.T) {
+	plain := errors.New("plain")
+	for _, c := range []struct {
+		name  string
+		err   error
+		codes []string
+		of    string
+	}{
+		{"nil", nil, nil, ""},
+		{"uncoded", fmt.Errorf("wrap: %w", plain), nil, ""},
+		{"one", &coded{code: "PW_A"}, []string{"PW_A"}, "PW_A"},
+		{"innermost PW_ wins", &coded{code: "PW_OUTER", err: fmt.Errorf("x: %w", &coded{code: "PW_INNER", err: plain})},
+			[]string{"PW_OUTER", "PW_INNER"}, "PW_INNER"},
+		{"a PW_ code over an inner contract code", &coded{code: "PW_SNAP", err: &coded{code: "invalid_metadata"}},
+			[]string{"PW_SNAP", "invalid_metadata"}, "PW_SNAP"},
+		{"innermost code without PW_", &coded{code: "GF_OUTER", err: &coded{code: "io"}}, []string{"GF_OUTER", "io"}, "io"},
+		{"empty code skipped", &coded{code: "PW_A", err: &coded{code: ""}}, []string{"PW_A"}, "PW_A"},
+		{"joined, depth first", errors.Join(&coded{code: "PW_A", err: &coded{code: "PW_B"}}, plain, &coded{code: "PW_C"}),
+			[]string{"PW_A", "PW_B", "PW_C"}, "PW_C"},
+	} {
+		if got := errcode.Codes(c.err); !slices.Equal(got, c.codes) {
+			t.Errorf("%s: Codes = %q, want %q", c.name, got, c.codes)
+		}
+		if got := errcode.Of(c.err); got != c.of {
+			t.Errorf("%s: Of = %q, want %q", c.name, got, c.of)
+		}
+	}
+}

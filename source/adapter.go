@@ -1,0 +1,199 @@
+package source
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// This file is the toolkit of the adapters that live in packages of their own
+// (source/postgres, source/mysql, source/duckdb): what every adapter needs and must do
+// the same way. The adapters of this package use it too.
+
+// The adapters of this package and the optional interfaces each implements (Keyed: a
+// table's primary key; FileProgress: bytes read of one file). An adapter in a package of
+// its own asserts the same beside its type.
+var (
+	_ Source       = (*csvSource)(nil)
+	_ FileProgress = (*csvSource)(nil)
+	_ Source       = (*jsonlSource)(nil)
+	_ FileProgress = (*jsonlSource)(nil)
+	_ Source       = (*parquetGoSource)(nil)
+	_ Source       = (*parquetSource)(nil)
+	_ Source       = (*ipcSource)(nil)
+	_ Source       = (*sqliteSource)(nil)
+	_ Keyed        = (*sqliteSource)(nil)
+)
+
+// Exclude resolves Options.Exclude against a source's column names, in column order:
+// keep[i] says whether column i is read, and excluded lists the dropped names in column
+// order (Evidence.Excluded). A name that is no column fails with CodeNotFound (C2
+// PW-03.10: no exclusion is implicit); op and src name the operation and the source as
+// the adapter's other errors do (src never with a password: a redacted address).
+func Exclude(op, src string, names, exclude []string) (keep []bool, excluded []string, err error) {
+	keep = make([]bool, len(names))
+	for i := range keep {
+		keep[i] = true
+	}
+	for _, x := range exclude {
+		found := false
+		for i, n := range names {
+			if n == x {
+				keep[i], found = false, true
+			}
+		}
+		if !found {
+			return nil, nil, &Error{Code: CodeNotFound, Op: op, Source: src, Detail: fmt.Sprintf("excluded column %q does not exist", x)}
+		}
+	}
+	for i, n := range names {
+		if !keep[i] {
+			excluded = append(excluded, n)
+		}
+	}
+	return keep, excluded, nil
+}
+
+// Tracker accumulates the coverage evidence of one read by the rules of Coverage (C5
+// PW-07.01). Every adapter, in this package or in a package of its own, derives its
+// coverage through it, so a status means the same thing whatever the source. The zero
+// value is ready to use once MaxDetails is set.
+type Tracker struct {
+	Returned      uint64 // records returned to the caller
+	Expected      uint64 // the source's declared count, meaningful when ExpectedKnown
+	ExpectedKnown bool
+	MaxDetails    int  // failures kept in detail; every failure is counted
+	Done          bool // reached the end of the source (or stopped on a fatal error)
+	Fatal         bool // reading stopped on an error
+
+	failedRecords uint64
+	failureCount  uint64
+	failures      []Failure
+}
+
+// Fail records a failure; record says whether it cost a record (a row not returned).
+func (t *Tracker) Fail(f Failure, record bool) {
+	t.failureCount++
+	if record {
+		t.failedRecords++
+	}
+	if len(t.failures) < t.MaxDetails {
+		t.failures = append(t.failures, f)
+	}
+}
+
+// FailedRecords is the number of records that failed and were not returned.
+func (t *Tracker) FailedRecords() uint64 { return t.failedRecords }
+
+// Failures returns the failures kept in detail so far (at most MaxDetails), borrowed.
+func (t *Tracker) Failures() []Failure { return t.failures }
+
+// Coverage derives the coverage evidence: COMPLETE only with a known expected count that
+// matches the records returned and no failure at all; UNAVAILABLE when a fatal error left
+// nothing returned; PARTIAL otherwise, with the reasons (an unfinished read, a count that
+// disagrees) added as failures.
+func (t *Tracker) Coverage() Coverage {
+	c := Coverage{
+		Expected: t.Expected, ExpectedKnown: t.ExpectedKnown, Returned: t.Returned,
+		FailedRecords: t.failedRecords, FailureCount: t.failureCount,
+		Failures: append([]Failure(nil), t.failures...),
+	}
+	extra := func(f Failure) {
+		c.FailureCount++
+		if len(c.Failures) < t.MaxDetails {
+			c.Failures = append(c.Failures, f)
+		}
+	}
+	if !t.Done {
+		extra(Failure{Code: CodeIncomplete, Detail: "the read stopped before the end of the source"})
+	}
+	if c.ExpectedKnown && c.Returned > c.Expected {
+		extra(Failure{Code: CodeCount, Detail: "more rows read than the source declared"})
+		c.ExpectedKnown, c.Expected = false, 0
+	} else if c.ExpectedKnown && t.Done && !t.Fatal && c.Returned+c.FailedRecords != c.Expected {
+		extra(Failure{Code: CodeCount, Detail: "rows read differ from the source's declared count"})
+	}
+	switch {
+	case c.FailureCount == 0 && c.ExpectedKnown && c.Expected == c.Returned:
+		c.Status = StatusComplete
+	case c.FailureCount == 0:
+		// Unreachable by construction; never claim completeness without proof.
+		extra(Failure{Code: CodeCount, Detail: "expected count unknown"})
+		c.Status = StatusPartial
+	case t.Fatal && c.Returned == 0:
+		c.Status = StatusUnavailable
+	default:
+		c.Status = StatusPartial
+	}
+	return c
+}
+
+// Evidence returns ev, an adapter's evidence fixed at open, with the coverage of the
+// read so far; its slices are copies, which the caller may keep. It is an adapter's
+// Evidence method:
+//
+//	func (s *mySource) Evidence() source.Evidence { return s.t.Evidence(s.ev) }
+func (t *Tracker) Evidence(ev Evidence) Evidence {
+	ev.Choices = append([]string(nil), ev.Choices...)
+	ev.Excluded = append([]string(nil), ev.Excluded...)
+	ev.Coverage = t.Coverage()
+	return ev
+}
+
+// redacted replaces a password wherever RedactAddress finds one.
+const redacted = "xxxxx"
+
+// RedactAddress returns addr without its credentials, the form an address takes in a
+// snapshot, a scan log, a report or an error: in a URL-shaped address (postgres://,
+// mysql://, any scheme://) the password of the user info and the value of a password
+// query parameter become "xxxxx"; a URL that does not parse keeps only its scheme and
+// what follows the last '@' (never the user info). Other addresses (files, sqlite:,
+// duckdb:) hold no credentials and are returned unchanged.
+func RedactAddress(addr string) string {
+	if !strings.Contains(addr, "://") {
+		return addr
+	}
+	u, err := url.Parse(addr)
+	if err != nil {
+		scheme, rest, _ := strings.Cut(addr, "://")
+		if at := strings.LastIndexByte(rest, '@'); at >= 0 {
+			rest = rest[at+1:]
+		}
+		return scheme + "://" + rest
+	}
+	if u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), redacted)
+		}
+	}
+	if u.RawQuery != "" {
+		// Parameter by parameter, so that the others keep their order and spelling.
+		params := strings.Split(u.RawQuery, "&")
+		for i, p := range params {
+			k, _, _ := strings.Cut(p, "=")
+			if name, err := url.QueryUnescape(k); err != nil || strings.EqualFold(name, "password") {
+				params[i] = k + "=" + redacted
+			}
+		}
+		u.RawQuery = strings.Join(params, "&")
+	}
+	return u.String()
+}
+
+// ScrubError returns err with every occurrence of secret in its text replaced by
+// "xxxxx" (drivers quote connection strings in some errors); errors.As and errors.Is
+// still reach err. A nil err or an empty secret returns err as it is.
+func ScrubError(err error, secret string) error {
+	if err == nil || secret == "" {
+		return err
+	}
+	return &scrubbed{err: err, secret: secret}
+}
+
+type scrubbed struct {
+	err    error
+	secret string
+}
+
+func (e *scrubbed) Error() string { return strings.ReplaceAll(e.err.Error(), e.secret, redacted) }
+func (e *scrubbed) Unwrap() error { return e.err }
