@@ -87,6 +87,7 @@ Exit codes: 0 success or no difference, 1 difference found or check failed, 2 er
 		newWhyCommand(s),
 		newCheckCommand(s),
 		newIncidentsCommand(s),
+		newReportCommand(s),
 	)
 	checkUsage(root)
 	return root
