@@ -131,7 +131,6 @@ func TestWriteEscapes(t *testing.T) {
 	}
 }
 
-
 // The page's policy allows exactly its own scripts and style, by hash, and nothing
 // from anywhere: no script or style file, no font, no fetch.
 func TestWriteContentSecurityPolicy(t *testing.T) {
