@@ -262,9 +262,14 @@ func newView(p *Page) *view {
 		}
 		v.Graph.Edges = append(v.Graph.Edges, ev)
 	}
+	// Sections: the strongest status first (incidents, errors, changes), then by name;
+	// anchors keep the name order of the graph.
 	for i, a := range p.Artifacts {
 		v.Artifacts = append(v.Artifacts, artifactOf(p, i, a, index))
 	}
+	slices.SortStableFunc(v.Artifacts, func(a, b artifactView) int {
+		return cmp.Compare(slices.Index(Statuses, a.Status), slices.Index(Statuses, b.Status))
+	})
 	return v
 }
 
