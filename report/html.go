@@ -382,30 +382,12 @@ func causeOf(x *why.Explanation, rc why.RootCause, index map[string]int) causeVi
 		for _, er := range x.Edges {
 			if er.Target == rc.Artifact && er.Verdict == why.CopyMismatch && er.Copy != nil {
 				for _, ex := range er.Copy.Examples {
-					cv.Examples = append(cv.Examples, copyExample(er, ex))
+					cv.Examples = append(cv.Examples, er.DescribeExample(ex))
 				}
 			}
 		}
 	}
 	return cv
-}
-
-// copyExample is a record of a COPY that differs from its source, in words.
-func copyExample(er why.EdgeResult, ex why.CopyExample) string {
-	switch ex.Kind {
-	case "only_in_source":
-		return fmt.Sprintf("%s: in %s, missing from %s", ex.Key, er.Source, er.Target)
-	case "only_in_copy":
-		return fmt.Sprintf("%s: in %s only", ex.Key, er.Target)
-	}
-	if len(ex.Changes) == 0 {
-		return ex.Key + ": differs (the values are kept at value resolution only)"
-	}
-	var parts []string
-	for _, ch := range ex.Changes {
-		parts = append(parts, fmt.Sprintf("%s %s in %s, %s in %s", ch.Field, ch.Source, er.Source, ch.Copy, er.Target))
-	}
-	return ex.Key + ": " + strings.Join(parts, "; ")
 }
 
 // Geometry of a history strip: one bar per snapshot, its height the rows.

@@ -125,7 +125,7 @@ func TestDemoReportInBrowser(t *testing.T) {
 		t.Errorf("counts %v", counts)
 	}
 	text := browsertest.Text(doc)
-	for _, want := range []string{`order_id=123: status "paid" in orders, "shipped" in orders_copy`, "+15", "−5", "~14"} {
+	for _, want := range []string{`order_id=123  status "paid" in orders, "shipped" in orders_copy`, "+15", "−5", "~14"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the page does not show %q", want)
 		}
