@@ -214,3 +214,27 @@ func TestLayoutEmpty(t *testing.T) {
 		t.Errorf("empty layout %+v", p)
 	}
 }
+
+// BenchmarkLayout lays out the benchmark graph of BenchmarkReport without a repository:
+// 1,000 nodes in 20 layers of 50, each a transform of three nodes of the layer before
+// (every tenth a copy of one).
+//
+//	go test ./report/ -run '^$' -bench BenchmarkLayout
+func BenchmarkLayout(b *testing.B) {
+	var edges [][2]int
+	for l := 1; l < benchLayers; l++ {
+		for i := range benchWidth {
+			t := l*benchWidth + i
+			if i%10 == 0 {
+				edges = append(edges, [2]int{t - benchWidth, t})
+				continue
+			}
+			for _, d := range []int{0, 7, 19} {
+				edges = append(edges, [2]int{(l-1)*benchWidth + (i+d)%benchWidth, t})
+			}
+		}
+	}
+	for b.Loop() {
+		layout(benchLayers*benchWidth, edges)
+	}
+}
