@@ -54,11 +54,11 @@ two live sources directly, to check a copy or a migration. Declare the lineage b
 your datasets (or import it from OpenLineage or dbt), and 'pipewhy why' explains a change
 through it: a copy that does not match its source, an upstream change, a changed
 transform, or a change nothing upstream explains; 'pipewhy check' turns that into
-incidents, a gate for CI.
+incidents, a gate for CI; 'pipewhy report' shows it all on one HTML page.
 
 Start with 'pipewhy demo'. Then: pipewhy init, pipewhy scan SOURCE, pipewhy log,
 pipewhy diff A B, pipewhy compare SOURCE_A SOURCE_B, pipewhy lineage, pipewhy why
-ARTIFACT, pipewhy check. The contracts PipeWhy implements (C2 values, C3 fingerprints,
+ARTIFACT, pipewhy check, pipewhy report. The contracts PipeWhy implements (C2 values, C3 fingerprints,
 C5 snapshots, graphforge-canonical/1) are the normalize, canonical and snapshot commands,
 and docs/.
 
