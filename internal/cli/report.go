@@ -60,6 +60,9 @@ Exit status: 0 written; 2 error.`,
 			if err := h.Save(); err != nil {
 				fmt.Fprintf(s.err, "pipewhy: note: the summary index was not updated: %v\n", err)
 			}
+			for _, n := range page.Notes {
+				fmt.Fprintf(s.err, "pipewhy: note: %s\n", n)
+			}
 			size, err := writeReport(out, page)
 			if err != nil {
 				return withExit(ExitError, err)
