@@ -19,34 +19,36 @@ const module = "github.com/pipewhy/pipewhy/"
 // package by its path (a leaf such as "internal/hugemem"). The rule of the longest matching
 // directory applies; a top-level package's own subpackages are always allowed.
 var allowed = map[string][]string{
-	"normalize":            {"internal/civil"},
-	"normalize/columnar":   {"canonical", "internal/civil"}, // NESTED values are graphforge-canonical/1 bytes
-	"source/duckdb":        {},
-	"source/postgres":      {},
-	"source/mysql":         {"internal/civil"},
-	"arrays":               {},
-	"snapshot":             {"internal/hugemem"},
-	"canonical":            {},
-	"canonical/arrowio":    {"internal/arrowfb"},
-	"source":               {"internal/civil", "internal/hugemem", "internal/arrowfb"},
-	"fingerprint":          {"normalize", "arrays", "internal/hugemem"},
-	"repo":                 {"snapshot", "source", "fingerprint", "normalize", "arrays"},
-	"scan":                 {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo", "lineage"},
-	"incident":             {"snapshot", "fingerprint", "normalize", "arrays", "repo", "config", "lineage", "why", "internal/tablefp", "internal/chain"},
-	"why":                  {"snapshot", "fingerprint", "normalize", "arrays", "repo", "scan", "source", "compare", "lineage"},
+	// The HTML report, over the analyses it shows; a headless browser for tests only.
 	"report":               {"snapshot", "repo", "compare", "lineage", "why", "incident"},
-	"lineage":              {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo", "config", "internal/tablefp", "internal/chain"},
-	"compare":              {"snapshot", "fingerprint", "normalize", "arrays", "repo", "scan", "source"},
-	"examples":             {},
-	"config":               {"normalize"},
-	"internal":             {"*"},
-	"internal/hugemem":     {},                   // a leaf: the standard library only
-	"internal/civil":       {},                   // a leaf: the standard library only
-	"internal/arrowfb":     {},                   // a leaf: the standard library only
-	"internal/testenv":     {},                   // a leaf, and imported by tests only (testOnly)
 	"internal/browsertest": {"internal/testenv"}, // imported by tests only (testOnly)
-	"cmd":                  {"internal"},
-	"bench":                {"*"}, // benchmark programs may measure anything
+
+	"normalize":          {"internal/civil"},
+	"normalize/columnar": {"canonical", "internal/civil"}, // NESTED values are graphforge-canonical/1 bytes
+	"source/duckdb":      {},
+	"source/postgres":    {},
+	"source/mysql":       {"internal/civil"},
+	"arrays":             {},
+	"snapshot":           {"internal/hugemem"},
+	"canonical":          {},
+	"canonical/arrowio":  {"internal/arrowfb"},
+	"source":             {"internal/civil", "internal/hugemem", "internal/arrowfb"},
+	"fingerprint":        {"normalize", "arrays", "internal/hugemem"},
+	"repo":               {"snapshot", "source", "fingerprint", "normalize", "arrays"},
+	"scan":               {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo", "lineage"},
+	"incident":           {"snapshot", "fingerprint", "normalize", "arrays", "repo", "config", "lineage", "why", "internal/tablefp", "internal/chain"},
+	"why":                {"snapshot", "fingerprint", "normalize", "arrays", "repo", "scan", "source", "compare", "lineage"},
+	"lineage":            {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo", "config", "internal/tablefp", "internal/chain"},
+	"compare":            {"snapshot", "fingerprint", "normalize", "arrays", "repo", "scan", "source"},
+	"examples":           {},
+	"config":             {"normalize"},
+	"internal":           {"*"},
+	"internal/hugemem":   {}, // a leaf: the standard library only
+	"internal/civil":     {}, // a leaf: the standard library only
+	"internal/arrowfb":   {}, // a leaf: the standard library only
+	"internal/testenv":   {}, // a leaf, and imported by tests only (testOnly)
+	"cmd":                {"internal"},
+	"bench":              {"*"}, // benchmark programs may measure anything
 }
 
 // testOnly lists the packages that only tests may import.
