@@ -353,7 +353,7 @@ func compareStep(a, b *repo.Scan, load func(*repo.Scan, repo.Parts) error) (step
 	res := stepResult{Changed: !rep.Equal, Records: rep.Records}
 	switch {
 	case !rep.Comparable:
-		res.Note = "the schema changed"
+		res.Note = "the schema changed (columns added, removed or retyped)" // why's words
 	case rep.Records == nil && !rep.Equal:
 		res.Note = "no record counts at dataset resolution"
 	}

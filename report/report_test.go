@@ -312,3 +312,43 @@ func TestHistoryCache(t *testing.T) {
 		t.Errorf("the step appended after a torn line is not read back")
 	}
 }
+
+// A column added between two scans: the last change lists the schema change and has no
+// record counts (the fingerprints are not comparable), on the page and in the strip.
+func TestBuildSchemaChange(t *testing.T) {
+	f := newFixture(t)
+	f.scan("t", "id,a", "1,x")
+	f.scan("t", "id,a", "1,y")
+	f.scan("t", "id,a,b", "1,y,z")
+	p := f.mustBuild(Options{})
+	a := p.artifact("t")
+	c := a.Explanation.Change
+	if a.Status != Changed || c.Comparable || c.Records != nil || len(c.Schema) != 1 || c.Schema[0].Kind != "added" || c.Schema[0].Name != "b" {
+		t.Fatalf("t: %s %+v", a.Status, c)
+	}
+	if h := a.History; len(h) != 3 || h[1].Records == nil || h[1].Records.Changed != 1 || !h[2].Changed || h[2].Records != nil ||
+		h[2].Note != schemaNote {
+		t.Errorf("history %+v", h)
+	}
+	page := string(render(t, p))
+	for _, want := range []string{"schema: added b", schemaNote, "Δ1"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page does not say %q", want)
+		}
+	}
+	// The step compared by Diff (not taken from the explanation) says the same.
+	if err := os.Remove(filepath.Join(f.r.Dir(), StepsFile)); err != nil {
+		t.Fatal(err)
+	}
+	h, err := why.Open(f.r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := history(f.r, h, &stepCache{lines: map[[2]string][]byte{}}, h.Snapshots("t"), nil)
+	if err != nil || steps[2].Note != schemaNote || steps[2].Records != nil || !steps[2].Changed {
+		t.Errorf("the step compared by Diff: %+v %v", steps, err)
+	}
+}
+
+// schemaNote is what why says of a change whose schemas differ.
+const schemaNote = "the schema changed (columns added, removed or retyped)"
