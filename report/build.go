@@ -260,7 +260,9 @@ func buildArtifact(ctx context.Context, r *repo.Repo, h *why.History, st *lineag
 	a.Latest = &latest
 	a.Status = New
 	if len(ps) >= 2 {
-		e, err := why.Explain(ctx, h, st, name, why.Options{Limit: o.Examples, Known: o.Known, Details: o.RootCauses})
+		// The root causes link to their own sections, which show their changes: none is
+		// counted again per explanation.
+		e, err := why.Explain(ctx, h, st, name, why.Options{Limit: o.Examples, Known: o.Known, NoDetails: true})
 		switch {
 		case errors.Is(err, &why.Error{Code: why.CodeLineage}):
 			a.Status, a.Error = Failed, err.Error()
