@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -233,3 +234,30 @@ func mustAttr(n *html.Node, key string) string {
 }
 
 func verdictOf(s string) why.Verdict { return why.Verdict(s) }
+
+// Past maxEdgeWords edges, an edge's label is its verdict's icon alone; its tooltip
+// still says the word.
+func TestWriteManyEdges(t *testing.T) {
+	p := &Page{RootCauses: 3}
+	for i := range maxEdgeWords + 2 {
+		p.Artifacts = append(p.Artifacts, &Artifact{Name: fmt.Sprintf("n%03d", i), Status: New})
+		if i > 0 {
+			p.Edges = append(p.Edges, Edge{Source: "n000", Target: fmt.Sprintf("n%03d", i), Relation: "copy", Verdict: why.CopyVerified})
+		}
+	}
+	doc, err := html.Parse(bytes.NewReader(render(t, p)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edges := browsertest.Elements(doc, "g", "class~=edge")
+	if len(edges) != maxEdgeWords+1 {
+		t.Fatalf("%d edges", len(edges))
+	}
+	for _, e := range edges {
+		label := browsertest.Text(browsertest.Elements(e, "text")[0])
+		title := browsertest.Text(browsertest.Elements(e, "title")[0])
+		if label != "✓" || title != "copy: copy verified" || len(browsertest.Elements(e, "rect")) != 0 {
+			t.Fatalf("edge label %q, title %q", label, title)
+		}
+	}
+}
