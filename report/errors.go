@@ -10,6 +10,7 @@ const (
 	CodeUnknown Code = "PW_REPORT_UNKNOWN" // an artifact asked for is neither scanned, configured, nor in the lineage
 	CodeRender  Code = "PW_REPORT_RENDER"  // the page could not be rendered or written
 	CodeCache   Code = "PW_REPORT_CACHE"   // the history cache cannot be read
+	CodeWrite   Code = "PW_REPORT_WRITE"   // the page's file cannot be written
 )
 
 // Error is the error type of this package. Messages name artifacts, never data values.

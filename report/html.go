@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -41,6 +43,38 @@ func mustAsset(name string) string {
 // page's Content-Security-Policy allows only its own script and style (by SHA-256) and
 // data: images, so nothing it holds can load or run anything else.
 func Write(w io.Writer, p *Page) error { return write(w, p, nil) }
+
+// WriteFile writes p to path through a temporary file beside it, renamed into place
+// when complete (a reader never sees half a page; an existing file is replaced whole),
+// and returns the page's size. Failing to write is CodeWrite.
+func WriteFile(path string, p *Page) (int64, error) {
+	fail := func(err error) (int64, error) {
+		return 0, &Error{Code: CodeWrite, Msg: "cannot write " + path, Err: err}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".pipewhy-report-*.html")
+	if err != nil {
+		return fail(err)
+	}
+	defer os.Remove(tmp.Name()) // after the rename: nothing to remove
+	if err := Write(tmp, p); err != nil {
+		tmp.Close()
+		return 0, err
+	}
+	st, err := tmp.Stat()
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	return st.Size(), nil
+}
 
 // write is Write with extra scripts at the end of the body (tests: probes the CSP lets
 // run).

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -63,7 +62,7 @@ Exit status: 0 written; 2 error.`,
 			for _, n := range page.Notes {
 				fmt.Fprintf(s.err, "pipewhy: note: %s\n", n)
 			}
-			size, err := writeReport(out, page)
+			size, err := report.WriteFile(out, page)
 			if err != nil {
 				return withExit(ExitError, err)
 			}
@@ -85,34 +84,4 @@ Exit status: 0 written; 2 error.`,
 	cmd.Flags().IntVar(&o.History, "history", 10, "snapshots per history strip")
 	cmd.Flags().IntVar(&limit, "limit", 3, "changed records shown per artifact, old -> new")
 	return cmd
-}
-
-// writeReport writes the page to path through a temporary file beside it, renamed into
-// place when complete: a reader never sees half a report. It returns the size.
-func writeReport(path string, page *report.Page) (int64, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".pipewhy-report-*.html")
-	if err != nil {
-		return 0, err
-	}
-	defer os.Remove(tmp.Name())
-	if err := report.Write(tmp, page); err != nil {
-		tmp.Close()
-		return 0, err
-	}
-	st, err := tmp.Stat()
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if err == nil {
-		err = tmp.Close()
-	} else {
-		tmp.Close()
-	}
-	if err != nil {
-		return 0, err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return 0, err
-	}
-	return st.Size(), nil
 }

@@ -61,7 +61,7 @@ func TestReport(t *testing.T) {
 		{[]string{"report", "nope", "--repo", r, "--out", out}, "[PW_REPORT_UNKNOWN]"},
 		{[]string{"report", "--repo", r, "--out", out, "--history", "0"}, "[PW_CLI_USAGE]"},
 		{[]string{"report", "--repo", r, "--out", out, "--limit", "-1"}, "[PW_CLI_USAGE]"},
-		{[]string{"report", "--repo", r, "--out", filepath.Join(dir, "missing", "r.html")}, "missing"},
+		{[]string{"report", "--repo", r, "--out", filepath.Join(dir, "missing", "r.html")}, "[PW_REPORT_WRITE]"},
 	} {
 		code, _, e := runCLI(t, c.args...)
 		if code != ExitError || !strings.Contains(e, c.want) || strings.Count(e, "\n") != 1 {
