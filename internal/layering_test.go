@@ -21,6 +21,10 @@ const module = "github.com/pipewhy/pipewhy/"
 // internal/ every package is a unit of its own: it needs a rule, and may import another
 // internal package only when its rule names it (default deny).
 var allowed = map[string][]string{
+	// The HTML report, over the analyses it shows; a headless browser for tests only.
+	"report":               {"snapshot", "repo", "compare", "lineage", "why", "incident"},
+	"internal/browsertest": {"internal/testenv"}, // imported by tests only (testOnly)
+
 	"normalize":          {"internal/civil"},
 	"normalize/columnar": {"canonical", "internal/civil", "internal/decimaltext"}, // NESTED values are graphforge-canonical/1 bytes
 	"normalize/c2text":   {},                                                      // C2 values as text for people: normalize only
@@ -43,7 +47,7 @@ var allowed = map[string][]string{
 	"examples":           {},
 	"config":             {"normalize"},
 	"internal/cli": {"canonical", "compare", "config", "examples", "incident", "lineage", "normalize", "repo",
-		"scan", "snapshot", "source", "why", "internal/errcode"}, // the command: every library package
+		"report", "scan", "snapshot", "source", "why", "internal/errcode"}, // the command: every library package
 	"internal/tablefp": {"fingerprint", "normalize", "snapshot"},
 	"internal/chain":   {"fingerprint", "snapshot", "internal/tablefp"},
 	"internal/cputime": {}, // a leaf: the standard library only
@@ -61,7 +65,7 @@ var allowed = map[string][]string{
 
 // testOnly lists the packages that only tests may import.
 // They may import each other.
-var testOnly = map[string]bool{"internal/testenv": true, "source/sourcetest": true, "source/sourcetest/confdata": true}
+var testOnly = map[string]bool{"internal/testenv": true, "source/sourcetest": true, "source/sourcetest/confdata": true, "internal/browsertest": true}
 
 func TestLayering(t *testing.T) {
 	checked := 0

@@ -3,6 +3,8 @@ package lineage
 import (
 	"context"
 	"path/filepath"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/pipewhy/pipewhy/internal/chain"
@@ -27,12 +29,19 @@ type Version struct {
 type Store struct {
 	repo  *repo.Repo
 	chain *chain.Chain
+	mu    sync.Mutex
+	// graphs are the versions Load decoded and validated: a version is immutable, so
+	// loading it again (an explanation per artifact of a report) returns the same Graph.
+	graphs map[snapshot.ID]*Graph
+	// listed is what Versions returned when the store's directory held listedIDs.
+	listed    []Version
+	listedIDs []snapshot.ID
 }
 
 // Open returns the lineage store of r. It changes nothing: the store's directory is
 // created by the first commit.
 func Open(r *repo.Repo) *Store {
-	return &Store{repo: r, chain: chain.New(filepath.Join(r.Dir(), StoreDir), sourceNamespace, edgeColumns)}
+	return &Store{repo: r, chain: chain.New(filepath.Join(r.Dir(), StoreDir), sourceNamespace, edgeColumns), graphs: map[snapshot.ID]*Graph{}}
 }
 
 // Project returns the project directory of the repository (the directory holding it),
@@ -40,8 +49,23 @@ func Open(r *repo.Repo) *Store {
 func (s *Store) Project() string { return filepath.Dir(s.repo.Dir()) }
 
 // Versions returns every stored version, oldest first, after checking that they form
-// one chain: version n+1's parent is version n.
+// one chain: version n+1's parent is version n. Listing checks every version's files;
+// the Store lists again only when the published snapshots differ from the last listing
+// (versions are immutable), so an explanation per artifact of a report checks them once.
 func (s *Store) Versions() ([]Version, error) {
+	var ids []snapshot.ID
+	if st, err := s.chain.Store(false); err == nil && st != nil {
+		if ids, err = repo.StoreIDs(st); err == nil {
+			s.mu.Lock()
+			listed, same := s.listed, s.listedIDs != nil && slices.Equal(ids, s.listedIDs)
+			s.mu.Unlock()
+			if same {
+				return slices.Clone(listed), nil
+			}
+		} else {
+			ids = nil
+		}
+	}
 	_, metas, err := s.chain.List()
 	if err != nil {
 		return nil, &Error{Code: CodeStore, Op: "load", Path: s.chain.Dir(), Msg: "cannot read the lineage versions", Err: err}
@@ -50,11 +74,23 @@ func (s *Store) Versions() ([]Version, error) {
 	for i, m := range metas {
 		out[i] = Version{ID: m.ID, Seq: uint64(i + 1), FinishedAtNs: m.FinishedAtNs, Edges: m.Coverage.Returned}
 	}
+	if ids != nil {
+		s.mu.Lock()
+		s.listed, s.listedIDs = slices.Clone(out), ids
+		s.mu.Unlock()
+	}
 	return out, nil
 }
 
-// Load returns the graph of version id, fully validated.
+// Load returns the graph of version id, fully validated (once per Store: versions are
+// immutable, and Graphs too).
 func (s *Store) Load(id snapshot.ID) (*Graph, error) {
+	s.mu.Lock()
+	g, ok := s.graphs[id]
+	s.mu.Unlock()
+	if ok {
+		return g, nil
+	}
 	st, err := s.chain.Store(false)
 	if err != nil {
 		return nil, &Error{Code: CodeStore, Op: "load", Path: s.chain.Dir(), Msg: "cannot open the lineage store", Err: err}
@@ -66,13 +102,16 @@ func (s *Store) Load(id snapshot.ID) (*Graph, error) {
 	if err != nil {
 		return nil, &Error{Code: CodeStore, Op: "load", Path: st.Path(id), Msg: "cannot open lineage version", Err: err}
 	}
-	g, err := decode(snap)
+	g, err = decode(snap)
 	if err != nil {
 		if e, ok := err.(*Error); ok && e.Path == "" {
 			e.Path = st.Path(id)
 		}
 		return nil, err
 	}
+	s.mu.Lock()
+	s.graphs[id] = g
+	s.mu.Unlock()
 	return g, nil
 }
 

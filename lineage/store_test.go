@@ -112,6 +112,40 @@ func TestStoreVersions(t *testing.T) {
 
 // TestDecodeRejects: a version whose arrays pass C5's checksums but not the lineage
 // rules is refused (the arrays are altered in memory, as a writer with a bug would).
+// A Store lists the versions again when the store's snapshots changed, also when
+// another Store (another process) wrote them; it loads a version once.
+func TestStoreSeesNewVersions(t *testing.T) {
+	ctx := context.Background()
+	r := newRepo(t)
+	reader, writer := Open(r), Open(r)
+	add := func(src, dst string) {
+		t.Helper()
+		if _, _, err := writer.Update(ctx, func(g *Graph) (*Graph, error) {
+			return g.Merge([]Declaration{decl(src, dst, Copy, TransformRef{}, Origin{Kind: OriginCLI})})
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("a", "b")
+	if vs, err := reader.Versions(); err != nil || len(vs) != 1 {
+		t.Fatalf("versions %+v %v", vs, err)
+	}
+	add("b", "c")
+	vs, err := reader.Versions()
+	if err != nil || len(vs) != 2 {
+		t.Fatalf("after another store wrote version 2: %+v %v", vs, err)
+	}
+	_, g, _, err := reader.Head()
+	if err != nil || len(g.Edges()) != 2 {
+		t.Fatalf("head after version 2: %v", err)
+	}
+	g1, err1 := reader.Load(vs[0].ID)
+	g2, err2 := reader.Load(vs[0].ID)
+	if err1 != nil || err2 != nil || g1 != g2 {
+		t.Errorf("a version loaded twice: %p %p %v %v", g1, g2, err1, err2)
+	}
+}
+
 func TestDecodeRejects(t *testing.T) {
 	ctx := context.Background()
 	r := newRepo(t)

@@ -394,11 +394,18 @@ func (s *Store) hashFiles(dir string, m *manifest, keys []string, keep bool, mis
 	data := make([][]byte, n)
 	sums := make([][32]byte, n)
 	errs := make([]error, n)
+	// Read scratch per worker: 1 MiB, or the largest file when all are smaller (a small
+	// snapshot, loaded by the thousand in a report, must not allocate megabytes).
+	var largest uint64
+	for _, k := range keys[:n] {
+		largest = max(largest, m.Entries[k].ByteLength)
+	}
+	scratch := int(min(1<<20, max(largest, 512)))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), n) {
 		wg.Go(func() {
-			buf := make([]byte, 1<<20)
+			buf := make([]byte, scratch)
 			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
 				e := m.Entries[keys[i]]
 				data[i], sums[i], errs[i] = hashFile(files[i], filepath.Join(dir, e.File), e.ByteLength, keep, buf, progress)

@@ -51,6 +51,10 @@ type Options struct {
 	// by record (compare.Diff, loading both snapshots); the others show what the
 	// summaries say (rows, changed columns). 0 means 10; negative means all.
 	Details int
+	// NoDetails: no root cause gets its change counted record by record, whatever
+	// Details says (a report that shows each artifact's own change elsewhere: a root
+	// cause shared by many artifacts is then not compared once per artifact).
+	NoDetails bool
 }
 
 // Change is how an artifact changed between two of its snapshots.
@@ -351,7 +355,7 @@ func Explain(ctx context.Context, h *History, st *lineage.Store, artifact string
 		}
 		for _, n := range order {
 			if n.artifact == rc.Artifact && n.depth == rc.Depth {
-				ch, err := x.change(n.from, n.to, details < 0 || i < details)
+				ch, err := x.change(n.from, n.to, !o.NoDetails && (details < 0 || i < details))
 				if err != nil {
 					return nil, err
 				}

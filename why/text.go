@@ -45,7 +45,7 @@ func WriteText(w io.Writer, e *Explanation) error {
 				for _, er := range e.Edges {
 					if er.Target == rc.Artifact && er.Verdict == CopyMismatch && er.Copy != nil {
 						for _, ex := range er.Copy.Examples {
-							fmt.Fprintf(&b, "    %-*s  %s\n", width, "", copyExample(er, ex))
+							fmt.Fprintf(&b, "    %-*s  %s\n", width, "", er.DescribeExample(ex))
 						}
 					}
 				}
@@ -106,7 +106,9 @@ func WriteText(w io.Writer, e *Explanation) error {
 	return err
 }
 
-func copyExample(er EdgeResult, ex CopyExample) string {
+// DescribeExample describes a record of the COPY er that differs from its source, in
+// words: `order_id=123  status "paid" in orders, "shipped" in orders_copy`.
+func (er EdgeResult) DescribeExample(ex CopyExample) string {
 	switch ex.Kind {
 	case "only_in_source":
 		return fmt.Sprintf("%s  in %s, missing from %s", ex.Key, er.Source, er.Target)

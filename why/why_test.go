@@ -188,6 +188,15 @@ func TestWhyCopyMismatch(t *testing.T) {
 	if rc := e.RootCauses[1]; rc.Change == nil || rc.Change.Records.Added != 1 || rc.Change.Fields["amount"] != 1 {
 		t.Fatalf("raw's change %+v", rc.Change)
 	}
+	// NoDetails: the root cause shows what the summaries say, and the explained
+	// artifact's own change is still counted.
+	brief := f.why("daily", Options{Limit: 5, NoDetails: true})
+	if rc := brief.RootCauses[1]; rc.Change == nil || !rc.Change.Changed || rc.Change.Records != nil || rc.Change.Fields != nil || rc.Change.Rows != [2]uint64{3, 4} {
+		t.Fatalf("raw's change with NoDetails %+v", rc.Change)
+	}
+	if brief.Change.Records == nil || brief.Change.Records.Changed != 1 {
+		t.Fatalf("daily's change with NoDetails %+v", brief.Change)
+	}
 	fe, ok := e.Fields["revenue"]
 	if !ok || fe.Changed == nil || *fe.Changed != 1 || !slices.Equal(fe.ExplainedBy, []string{"copy.amount"}) {
 		t.Fatalf("revenue %+v", fe)

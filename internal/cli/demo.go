@@ -25,9 +25,10 @@ func newDemoCommand(s streams) *cobra.Command {
 		Long: `Demo runs PipeWhy end to end on its sample data (examples/shop), a small pipeline:
 orders → orders_copy → daily_revenue ← customers, with the lineage declared in
 examples/shop/pipewhy.yaml. It records that lineage, scans the tables of version 1 and
-version 2 in pipeline order, shows the diff of each table, and explains why
-daily_revenue changed: including the row that version 2 of orders_copy silently
-corrupted. It prints each command before its output, complete (every path and flag),
+version 2 in pipeline order, shows the diff of each table, explains why
+daily_revenue changed (including the row that version 2 of orders_copy silently
+corrupted), records that copy's mismatch as an incident (check) and ends by writing
+the HTML report (report.html in the demo's directory). It prints each command before its output, complete (every path and flag),
 so you can run any of them again yourself: it writes the sample data and the
 repository into a new directory, which it keeps and names at the end (or uses the
 repository given with --repo).
@@ -152,7 +153,19 @@ func runDemo(s streams, repoDir string, limit int) error {
 		return err
 	}
 	fmt.Fprintln(s.out)
+	// The policy records the copy's mismatch as an incident (exit 1: one is open), and
+	// the report shows everything on one page.
+	if err := exec(differs, "check", "--repo", repoDir, "--config", project); err != nil {
+		return err
+	}
+	fmt.Fprintln(s.out)
+	page := filepath.Join(dir, "report.html")
+	if err := exec(success, "report", "--repo", repoDir, "--config", project, "--out", page); err != nil {
+		return err
+	}
+	fmt.Fprintln(s.out)
 	fmt.Fprintf(s.out, "The differences above are the point of the demo; compare them with examples/shop/README.md.\n")
+	fmt.Fprintf(s.out, "The report is %s: open it in a browser (it needs no network).\n", page)
 	if filepath.Dir(repoDir) == dir {
 		fmt.Fprintf(s.out, "The sample data and the repository are in %s; the commands above run again as printed.\n", dir)
 		fmt.Fprintf(s.out, "Remove them with: rm -rf %s\n", shellQuote(dir))

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -74,8 +75,11 @@ func TestDemo(t *testing.T) {
 	}
 	self := invocation(os.Args[0]) + " "
 	blocks := strings.Split(out, "$ ")[1:]
-	if len(blocks) != 15 { // init, lineage, two scans of each of the four tables, a diff of each, why
-		t.Fatalf("%d commands, want 15:\n%s", len(blocks), out)
+	if len(blocks) != 17 { // init, lineage, two scans of each of the four tables, a diff of each, why, check, report
+		t.Fatalf("%d commands, want 17:\n%s", len(blocks), out)
+	}
+	if last := blocks[len(blocks)-1]; !strings.Contains(last, " report --repo ") || !strings.Contains(last, "--out "+tmp) {
+		t.Errorf("the last command is not the report:\n%s", last)
 	}
 	scans := 0
 	for _, b := range blocks {
@@ -101,7 +105,7 @@ func TestDemo(t *testing.T) {
 			}
 		}
 		code, again, e := runCLI(t, args...)
-		if code != ExitOK && !((args[0] == "diff" || args[0] == "why") && code == ExitDifference) {
+		if code != ExitOK && !((args[0] == "diff" || args[0] == "why" || args[0] == "check") && code == ExitDifference) {
 			t.Errorf("%s: exit %d: %s", line, code, e)
 		}
 		// What the demo printed after the diff command starts with the diff's output.
@@ -114,6 +118,13 @@ func TestDemo(t *testing.T) {
 	}
 	if !strings.Contains(out, "Remove them with: rm -rf "+tmp) {
 		t.Errorf("the demo does not say where it left its files:\n%s", out)
+	}
+	m := regexp.MustCompile(`The report is (\S+): open it in a browser`).FindStringSubmatch(out)
+	if m == nil || !strings.HasPrefix(m[1], tmp) {
+		t.Fatalf("the demo does not say where its report is:\n%s", out)
+	}
+	if st, err := os.Stat(m[1]); err != nil || st.Size() == 0 {
+		t.Errorf("the report %s: %v", m[1], err)
 	}
 }
 

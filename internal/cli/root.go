@@ -54,11 +54,11 @@ two live sources directly, to check a copy or a migration. Declare the lineage b
 your datasets (or import it from OpenLineage or dbt), and 'pipewhy why' explains a change
 through it: a copy that does not match its source, an upstream change, a changed
 transform, or a change nothing upstream explains; 'pipewhy check' turns that into
-incidents, a gate for CI.
+incidents, a gate for CI; 'pipewhy report' shows it all on one HTML page.
 
 Start with 'pipewhy demo'. Then: pipewhy init, pipewhy scan SOURCE, pipewhy log,
 pipewhy diff A B, pipewhy compare SOURCE_A SOURCE_B, pipewhy lineage, pipewhy why
-ARTIFACT, pipewhy check. The contracts PipeWhy implements (C2 values, C3 fingerprints,
+ARTIFACT, pipewhy check, pipewhy report. The contracts PipeWhy implements (C2 values, C3 fingerprints,
 C5 snapshots, graphforge-canonical/1) are the normalize, canonical and snapshot commands,
 and docs/.
 
@@ -87,6 +87,7 @@ Exit codes: 0 success or no difference, 1 difference found or check failed, 2 er
 		newWhyCommand(s),
 		newCheckCommand(s),
 		newIncidentsCommand(s),
+		newReportCommand(s),
 	)
 	checkUsage(root)
 	return root
@@ -107,12 +108,12 @@ func execute(s streams, args []string) int {
 	root := newRootCommand(s)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
-	return report(s, out.n > 0, cmd, args, err)
+	return finish(s, out.n > 0, cmd, args, err)
 }
 
-// report prints the error that ended cmd, if any, and returns the exit code; wrote says
+// finish prints the error that ended cmd, if any, and returns the exit code; wrote says
 // whether the command wrote anything on s.out.
-func report(s streams, wrote bool, cmd *cobra.Command, args []string, err error) int {
+func finish(s streams, wrote bool, cmd *cobra.Command, args []string, err error) int {
 	if err == nil {
 		return ExitOK
 	}

@@ -288,7 +288,7 @@ func TestJSONErrorAfterOutput(t *testing.T) {
 	}
 	for _, wrote := range []bool{true, false} {
 		var out, errb bytes.Buffer
-		code := report(streams{out: &out, err: &errb}, wrote, cmd, nil, errors.New("disk on fire"))
+		code := finish(streams{out: &out, err: &errb}, wrote, cmd, nil, errors.New("disk on fire"))
 		if code != ExitError || errb.String() != "pipewhy: disk on fire [PW_CLI_ERROR]\n" {
 			t.Errorf("wrote %v: exit %d, stderr %q", wrote, code, errb.String())
 		}

@@ -24,10 +24,12 @@ var (
 	HugePages = Need{"PIPEWHY_REQUIRE_HUGEPAGES", "observable transparent huge pages"}
 	// AVX2: a processor that runs the AVX2 hashing kernel.
 	AVX2 = Need{"PIPEWHY_REQUIRE_AVX2", "an AVX2 processor"}
+	// Browser: a headless Chromium (Debian's chromium) that loads the HTML reports.
+	Browser = Need{"PIPEWHY_REQUIRE_BROWSER", "a headless Chromium"}
 )
 
 // All lists every Need; .ci/run sets each one's variable.
-var All = []Need{Tools, Services, Shared, HugePages, AVX2}
+var All = []Need{Tools, Services, Shared, HugePages, AVX2, Browser}
 
 // Required reports whether n's variable is "1": its absence is then a failure.
 func Required(n Need) bool { return os.Getenv(n.Var) == "1" }
