@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"strings"
 )
 
 // CodeNotRemovable: a published snapshot's directory is not a plain directory of this
@@ -95,4 +96,40 @@ func (s *Store) Remove(ctx context.Context, id ID) (claimed string, err error) {
 		return claimed, &Error{Code: CodeIO, Op: "remove", Path: staging, Err: err}
 	}
 	return claimed, nil
+}
+
+// ClaimSuffix ends the name of a staging entry claimed for removal (by Remove or
+// RemoveStaging) whose deletion was interrupted.
+const ClaimSuffix = claimSuffix
+
+// RemoveClaimed deletes the claimed entries of root/staging (named <id>-<16 hex> plus
+// ClaimSuffix): what an interrupted Remove or RemoveStaging left. Unlike RemoveStaging it
+// leaves every other attempt alone. It returns the entries it deleted.
+func (s *Store) RemoveClaimed(ctx context.Context) ([]StagedEntry, error) {
+	entries, err := s.Staging()
+	if err != nil {
+		return nil, opErr(err, "remove claimed")
+	}
+	dir := filepath.Join(s.root, stagingDir)
+	var done []StagedEntry
+	for _, e := range entries {
+		if !e.Attempt || e.Reason != "" || !strings.HasSuffix(e.Path, claimSuffix) {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return done, &Error{Code: CodeCanceled, Op: "remove claimed", Err: err}
+		}
+		if err := s.removeAttempt(dir, e.Path); errors.Is(err, fs.ErrNotExist) {
+			continue
+		} else if err != nil {
+			return done, &Error{Code: CodeIO, Op: "remove claimed", Path: e.Path, Err: err}
+		}
+		done = append(done, e)
+	}
+	if len(done) > 0 {
+		if err := s.fs.SyncDir(dir); err != nil {
+			return done, &Error{Code: CodeIO, Op: "remove claimed", Path: dir, Err: err}
+		}
+	}
+	return done, nil
 }

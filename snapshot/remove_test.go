@@ -199,3 +199,38 @@ func TestRemoveFaultAtEveryStep(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoveClaimed: RemoveClaimed deletes what an interrupted Remove left claimed in
+// staging and leaves an interrupted writer's attempt (gc-staging's to remove) alone.
+func TestRemoveClaimed(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t, Options{})
+	a, b := publishTwo(t, s)
+	attempt := failedAttempt(t, s, vfs.OpRename, mustID(t, "33333333333333333333333333333333"))
+	removes := 0
+	faulty, err := Open(s.Root(), Options{FS: vfs.Inject(vfs.Default, func(op vfs.Op) error {
+		if op.Kind == vfs.OpRemove {
+			if removes++; removes == 2 {
+				return errInjected
+			}
+		}
+		return nil
+	})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claimed, err := faulty.Remove(ctx, a)
+	if !errors.Is(err, errInjected) || !strings.HasSuffix(claimed, ClaimSuffix) || !strings.Contains(err.Error(), claimed) {
+		t.Fatalf("claimed %q: %v", claimed, err)
+	}
+	done, err := s.RemoveClaimed(ctx)
+	if err != nil || len(done) != 1 || done[0].Path != claimed {
+		t.Fatalf("removed %+v: %v", done, err)
+	}
+	if names := listDir(t, stagingDirOf(s)); len(names) != 1 || names[0] != filepath.Base(attempt) {
+		t.Fatalf("staging: %v", names)
+	}
+	if mds, err := s.List(); err != nil || len(mds) != 1 || mds[0].ID != b {
+		t.Fatalf("list: %v %v", mds, err)
+	}
+}
