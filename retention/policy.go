@@ -98,6 +98,9 @@ type Reason struct {
 	Of string `json:"of,omitempty"`
 	// Incidents are the incidents it is evidence of (incident).
 	Incidents []uint64 `json:"incidents,omitempty"`
+	// Lineage is the lineage version the explanation follows (explains); "" when none
+	// was recorded.
+	Lineage string `json:"lineage,omitempty"`
 }
 
 // Decision is the policy's verdict on one published snapshot.
@@ -233,11 +236,7 @@ func Decide(rule Rule, h History) (*Plan, error) {
 			if in == id || pos[in] != p {
 				continue
 			}
-			d := "read by the explanation of the change of " + id
-			if version != "" {
-				d += " (lineage version " + version + ")"
-			}
-			keep(in, Reason{Code: ReasonExplains, Detail: d, Of: id})
+			keep(in, Reason{Code: ReasonExplains, Detail: "read by the explanation of the change of " + id, Of: id, Lineage: version})
 		}
 	}
 
@@ -274,7 +273,9 @@ func Decide(rule Rule, h History) (*Plan, error) {
 func dedupe(rs []Reason) []Reason {
 	out := []Reason{}
 	for _, r := range rs {
-		if !slices.ContainsFunc(out, func(o Reason) bool { return o.Code == r.Code && o.Of == r.Of && o.Detail == r.Detail }) {
+		if !slices.ContainsFunc(out, func(o Reason) bool {
+			return o.Code == r.Code && o.Of == r.Of && o.Detail == r.Detail && o.Lineage == r.Lineage
+		}) {
 			out = append(out, r)
 		}
 	}

@@ -224,7 +224,7 @@ func TestDecideReasons(t *testing.T) {
 	if r := find("dst1", ReasonParent); r.Of != idOf("dst2") || r.Detail != "the parent of "+idOf("dst2") {
 		t.Errorf("parent: %+v", r)
 	}
-	if r := find("src2", ReasonExplains); r.Of != idOf("dst2") || !strings.HasSuffix(r.Detail, "(lineage version 0123)") {
+	if r := find("src2", ReasonExplains); r.Of != idOf("dst2") || r.Lineage != "0123" || r.Detail != "read by the explanation of the change of "+idOf("dst2") {
 		t.Errorf("explains: %+v", r)
 	}
 	if r := find("src1", ReasonIncident); !slices.Equal(r.Incidents, []uint64{4}) || r.Detail != "evidence of incident 4" {

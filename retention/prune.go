@@ -2,6 +2,8 @@ package retention
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,9 +45,9 @@ func Load(r *repo.Repo) (History, error) {
 		h.Log = append(h.Log, Entry{ID: e.Snapshot, Artifact: e.Artifact, FinishedAtNs: e.FinishedAtNs})
 	}
 	st := r.Store()
-	ids, err := r.IDs()
+	ids, err := published(st)
 	if err != nil {
-		return h, &Error{Code: CodeHistory, Msg: "the published snapshots", Err: err}
+		return h, err
 	}
 	h.Published = make(map[string]Published, len(ids))
 	none := func(string) bool { return false }
@@ -78,6 +80,42 @@ func Load(r *repo.Repo) (History, error) {
 		}}, nil
 	}
 	return h, nil
+}
+
+// published lists the ids of the entries of the store's snapshots directory, every one
+// checked by CheckRemovable: an entry named like a snapshot that is a symbolic link, or
+// not a directory, or resolves anywhere but to itself, is CodeOutside (C5 publishes
+// snapshots only as directories of the store; such an entry is never followed, and the
+// prune stops before removing anything).
+func published(st *snapshot.Store) ([]snapshot.ID, error) {
+	dir := filepath.Join(st.Root(), "snapshots")
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &Error{Code: CodeHistory, Path: dir, Msg: "cannot list the published snapshots", Err: err}
+	}
+	var ids []snapshot.ID
+	for _, e := range ents {
+		id, err := snapshot.ParseID(e.Name())
+		if err != nil {
+			continue // not a snapshot: never decided on, never removed
+		}
+		if err := st.CheckRemovable(id); err != nil {
+			return nil, checkErr(st.Path(id), err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// checkErr maps an error of snapshot.Store.CheckRemovable: a refusal is CodeOutside.
+func checkErr(path string, err error) error {
+	if e, ok := errors.AsType[*snapshot.Error](err); ok && e.Code == snapshot.CodeNotRemovable {
+		return &Error{Code: CodeOutside, Path: path, Msg: "refusing to prune: nothing is removed", Err: err}
+	}
+	return &Error{Code: CodeHistory, Path: path, Msg: "cannot check the snapshot's path", Err: err}
 }
 
 // Prune applies o.Rule to repository r (Load, Decide), checks every path it would
@@ -161,10 +199,7 @@ func inside(r *repo.Repo, st *snapshot.Store, id string) error {
 	}
 	p := st.Path(sid)
 	if err := st.CheckRemovable(sid); err != nil {
-		if e, ok := err.(*snapshot.Error); ok && e.Code == snapshot.CodeNotRemovable {
-			return &Error{Code: CodeOutside, Path: p, Msg: "refusing to remove anything", Err: err}
-		}
-		return &Error{Code: CodeHistory, Path: p, Msg: "cannot check the snapshot's path", Err: err}
+		return checkErr(p, err)
 	}
 	root, err := filepath.EvalSymlinks(r.Dir())
 	if err != nil {
@@ -175,7 +210,7 @@ func inside(r *repo.Repo, st *snapshot.Store, id string) error {
 		return &Error{Code: CodeHistory, Path: p, Msg: "cannot resolve the path", Err: err}
 	}
 	if rel, err := filepath.Rel(root, got); err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(os.PathSeparator)) || filepath.IsAbs(rel) {
-		return &Error{Code: CodeOutside, Path: p, Msg: "resolves to " + got + ", outside the repository " + root + ": refusing to remove anything"}
+		return &Error{Code: CodeOutside, Path: p, Msg: "resolves to " + got + ", outside the repository " + root + ": refusing to prune: nothing is removed"}
 	}
 	return nil
 }
