@@ -10,8 +10,8 @@ import (
 
 var now = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
-// scan is one scan of a test history: its name (artifact and number, "a3") and age.
-type scan struct {
+// sc is one scan of a test history: its name (artifact and number, "a3") and age.
+type sc struct {
 	name string
 	age  time.Duration
 }
@@ -22,7 +22,7 @@ func idOf(name string) string { return fmt.Sprintf("%032x", name) }
 // history builds a History from scans in log order: each published (unless its name is
 // in gone: removed by an earlier prune), each with its artifact's previous scan as its C5
 // parent, as scan.Run links them; extra are published snapshots the log does not name.
-func history(scans []scan, gone []string, extra ...string) History {
+func history(scans []sc, gone []string, extra ...string) History {
 	h := History{Published: map[string]Published{}}
 	prev := map[string]string{}
 	for _, s := range scans {
@@ -74,7 +74,7 @@ func verdicts(t *testing.T, p *Plan) []string {
 const hour = time.Hour
 
 // five is one artifact scanned five times, an hour apart, a5 the newest.
-var five = []scan{{"a1", 4 * hour}, {"a2", 3 * hour}, {"a3", 2 * hour}, {"a4", hour}, {"a5", 0}}
+var five = []sc{{"a1", 4 * hour}, {"a2", 3 * hour}, {"a3", 2 * hour}, {"a4", hour}, {"a5", 0}}
 
 func TestDecide(t *testing.T) {
 	dependsOn := func(target, source string) func(uint64) (Graph, error) {
@@ -88,7 +88,7 @@ func TestDecide(t *testing.T) {
 		}
 	}
 	// src is scanned more often than dst, which is a transform of it.
-	interleaved := []scan{{"src1", 7 * hour}, {"dst1", 6 * hour}, {"src2", 5 * hour}, {"src3", 4 * hour},
+	interleaved := []sc{{"src1", 7 * hour}, {"dst1", 6 * hour}, {"src2", 5 * hour}, {"src3", 4 * hour},
 		{"dst2", 3 * hour}, {"src4", 2 * hour}, {"src5", hour}}
 	for _, tc := range []struct {
 		name    string
@@ -135,11 +135,11 @@ func TestDecide(t *testing.T) {
 		want: []string{"a5: latest", "a4: explains,keep-last,parent", "a2: -", "a1: -"},
 	}, {
 		name: "multiple artifacts", rule: Rule{KeepLast: 1},
-		h:    history([]scan{{"a1", 5 * hour}, {"b1", 4 * hour}, {"a2", 3 * hour}, {"b2", 2 * hour}, {"a3", hour}, {"b3", 0}}, nil),
+		h:    history([]sc{{"a1", 5 * hour}, {"b1", 4 * hour}, {"a2", 3 * hour}, {"b2", 2 * hour}, {"a3", hour}, {"b3", 0}}, nil),
 		want: []string{"a3: latest", "a2: explains,parent", "a1: -", "b3: latest", "b2: explains,parent", "b1: -"},
 	}, {
 		name: "one artifact selected", rule: Rule{KeepLast: 1, Artifacts: []string{"b"}},
-		h:    history([]scan{{"a1", 5 * hour}, {"b1", 4 * hour}, {"a2", 3 * hour}, {"b2", 2 * hour}, {"a3", hour}, {"b3", 0}}, nil),
+		h:    history([]sc{{"a1", 5 * hour}, {"b1", 4 * hour}, {"a2", 3 * hour}, {"b2", 2 * hour}, {"a3", hour}, {"b3", 0}}, nil),
 		want: []string{"a3: latest,not-selected", "a2: explains,not-selected,parent", "a1: explains,not-selected,parent", "b3: latest", "b2: explains,parent", "b1: -"},
 	}, {
 		name: "unlogged snapshots", rule: Rule{KeepLast: 1}, h: history(five[3:], nil, "x1"),
@@ -158,7 +158,7 @@ func TestDecide(t *testing.T) {
 		// The upstream closure is followed: x feeds src, src feeds dst.
 		name: "lineage closure", rule: Rule{KeepLast: 1},
 		h: func() History {
-			h := history([]scan{{"x1", 9 * hour}, {"x2", 8 * hour}, {"src1", 7 * hour}, {"dst1", 6 * hour}, {"x3", 5 * hour},
+			h := history([]sc{{"x1", 9 * hour}, {"x2", 8 * hour}, {"src1", 7 * hour}, {"dst1", 6 * hour}, {"x3", 5 * hour},
 				{"src2", 4 * hour}, {"dst2", 3 * hour}, {"x4", 2 * hour}, {"x5", hour}}, nil)
 			h.Lineage = func(uint64) (Graph, error) {
 				return Graph{Inputs: func(a string) []string {
@@ -199,7 +199,7 @@ func TestDecide(t *testing.T) {
 // TestDecideReasons: the details say what a person needs: which kept snapshot needs a
 // parent or an input, which incidents, which lineage version.
 func TestDecideReasons(t *testing.T) {
-	h := history([]scan{{"src1", 3 * hour}, {"dst1", 2 * hour}, {"src2", hour}, {"dst2", 0}}, nil)
+	h := history([]sc{{"src1", 3 * hour}, {"dst1", 2 * hour}, {"src2", hour}, {"dst2", 0}}, nil)
 	h.Evidence = map[string][]uint64{idOf("src1"): {4}}
 	h.Lineage = func(uint64) (Graph, error) {
 		return Graph{Version: "0123", Inputs: func(a string) []string { return map[string][]string{"dst": {"src"}}[a] }}, nil

@@ -164,6 +164,7 @@ func Prune(ctx context.Context, r *repo.Repo, o Options) (*Report, error) {
 		rep.Removed, rep.Leftovers = removals, leftovers
 		return rep, nil
 	}
+	beforeRemovals()
 	for _, d := range removals {
 		id, _ := snapshot.ParseID(d.ID)
 		if _, err := st.Remove(ctx, id); err != nil {
@@ -186,8 +187,12 @@ func Prune(ctx context.Context, r *repo.Repo, o Options) (*Report, error) {
 	return rep, nil
 }
 
-// afterRemove is called after each removal; tests stop the process there.
-var afterRemove = func(id string) {}
+// beforeRemovals and afterRemove are called before the first removal and after each;
+// tests stop or kill the process there.
+var (
+	beforeRemovals = func() {}
+	afterRemove    = func(id string) {}
+)
 
 // inside checks that the published snapshot id of st may be removed: st.CheckRemovable
 // (a directory, no link, resolving to itself in the store), and its resolved path inside
