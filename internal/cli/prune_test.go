@@ -96,8 +96,8 @@ type pruneDoc struct {
 // parent, and its explanation reads both scans of orders; daily_revenue's newest change
 // reads only the newest orders_copy and customers scans. So the first two scans of
 // customers and of daily_revenue go, newest first, and nothing else. A dry run prints
-// that plan and changes nothing; the prune then does it; why and verify still work; a
-// second prune removes nothing.
+// that plan and changes nothing; the prune then does it; why, verify and report still
+// work; a second prune removes nothing.
 func TestPrune(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
@@ -198,6 +198,10 @@ func TestPrune(t *testing.T) {
 	}
 	if code, _, e := runCLI(t, "why", "daily_revenue", "--repo", r, "--config", project); code == ExitError {
 		t.Errorf("why after the prune: %s", e)
+	}
+	// The report's history strips skip the removed scans.
+	if code, _, e := runCLI(t, "report", "--repo", r, "--config", project, "--out", filepath.Join(tmp, "report.html")); code != 0 {
+		t.Errorf("report after the prune: exit %d: %s", code, e)
 	}
 	if code, _, e := runCLI(t, "show", wantRemoved[0], "--repo", r); code != ExitError || !strings.Contains(e, "PW_REPO_UNKNOWN_ID") {
 		t.Errorf("show of a removed scan: exit %d: %s", code, e)
