@@ -97,7 +97,7 @@ type pruneDoc struct {
 // reads only the newest orders_copy and customers scans. So the first two scans of
 // customers and of daily_revenue go, newest first, and nothing else. A dry run prints
 // that plan and changes nothing; the prune then does it; why, verify and report still
-// work; a second prune removes nothing.
+// work, log marks the removed scans; a second prune removes nothing.
 func TestPrune(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
@@ -198,6 +198,30 @@ func TestPrune(t *testing.T) {
 	}
 	if code, _, e := runCLI(t, "why", "daily_revenue", "--repo", r, "--config", project); code == ExitError {
 		t.Errorf("why after the prune: %s", e)
+	}
+	// The log keeps the removed scans' lines, marked.
+	code, out, _ = runCLI(t, "log", "--repo", r)
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 14 {
+		t.Errorf("log after the prune: exit %d:\n%s", code, out)
+	} else {
+		for _, l := range lines {
+			if id, _, _ := strings.Cut(l, " "); strings.HasSuffix(l, "  (removed)") != slices.Contains(wantRemoved, id) {
+				t.Errorf("log line %q", l)
+			}
+		}
+	}
+	code, out, _ = runCLI(t, "log", "--repo", r, "--json")
+	var logDoc []struct {
+		Snapshot string
+		Removed  bool
+	}
+	if err := json.Unmarshal([]byte(out), &logDoc); code != 0 || err != nil || len(logDoc) != 14 {
+		t.Errorf("log --json after the prune: exit %d, %v: %s", code, err, out)
+	}
+	for _, e := range logDoc {
+		if e.Removed != slices.Contains(wantRemoved, e.Snapshot) {
+			t.Errorf("log --json: %+v", e)
+		}
 	}
 	// The report's history strips skip the removed scans.
 	if code, _, e := runCLI(t, "report", "--repo", r, "--config", project, "--out", filepath.Join(tmp, "report.html")); code != 0 {
