@@ -232,3 +232,24 @@ func TestPruneKilled(t *testing.T) {
 		})
 	}
 }
+
+// TestPruneLocked: a prune refuses to run while a writer (a scan) holds the repository's
+// lock, and removes nothing; a dry run, which changes nothing, does not need the lock.
+func TestPruneLocked(t *testing.T) {
+	r := scanned(t, 3)
+	unlock, err := r.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	if _, err := Prune(context.Background(), r, Options{Rule: Rule{KeepLast: 1}}); repo.CodeOf(err) != repo.CodeBusy {
+		t.Fatalf("prune while locked: %v", err)
+	}
+	rep, err := Prune(context.Background(), r, Options{Rule: Rule{KeepLast: 1}, DryRun: true})
+	if err != nil || len(rep.Removed) != 1 {
+		t.Fatalf("dry run while locked: %+v %v", rep, err)
+	}
+	if ids, err := r.IDs(); err != nil || len(ids) != 3 {
+		t.Fatalf("after: %v %v", ids, err)
+	}
+}
