@@ -253,3 +253,34 @@ func TestPruneLocked(t *testing.T) {
 		t.Fatalf("after: %v %v", ids, err)
 	}
 }
+
+// TestPruneRemoveFails: a removal that fails stops the prune with CodeRemove; the report
+// holds the removals done before it, and every snapshot still published is whole. The
+// failure: after the first removal, the staging directory is replaced by a file.
+func TestPruneRemoveFails(t *testing.T) {
+	r := scanned(t, 4)
+	staging := filepath.Join(r.Store().Root(), "staging")
+	defer func() { afterRemove = func(string) {} }()
+	afterRemove = func(string) {
+		afterRemove = func(string) {}
+		if err := os.Remove(staging); err != nil {
+			t.Error(err)
+		}
+		if err := os.WriteFile(staging, nil, 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+	rep, err := Prune(context.Background(), r, Options{Rule: Rule{KeepLast: 1}})
+	if CodeOf(err) != CodeRemove || rep == nil || len(rep.Removed) != 1 || len(rep.Plan.Removals()) != 2 {
+		t.Fatalf("%+v: %v", rep, err)
+	}
+	mds, err := r.Store().List()
+	if err != nil || len(mds) != 3 {
+		t.Fatalf("list: %d %v", len(mds), err)
+	}
+	for _, m := range mds {
+		if m.ID.String() == rep.Removed[0].ID {
+			t.Fatalf("%s was reported removed", m.ID)
+		}
+	}
+}

@@ -68,10 +68,17 @@ Exit status: 0 success (also when nothing was removed); 2 error.`,
 			}
 			rep, err := retention.Prune(c.Context(), r, retention.Options{DryRun: dryRun,
 				Rule: retention.Rule{KeepLast: keepLast, KeepWithin: within, Artifacts: artifacts}})
-			if rep != nil {
-				if perr := printPrune(s, rep, *asJSON && err == nil); perr != nil && err == nil {
-					return perr
+			switch {
+			case rep != nil && err == nil:
+				if err := printPrune(s, rep, *asJSON); err != nil {
+					return err
 				}
+			case rep != nil && *asJSON:
+				// What was removed before the error, as text on stderr: stdout gets the
+				// error's own JSON document.
+				_ = printPrune(streams{out: s.err}, rep, false)
+			case rep != nil:
+				_ = printPrune(s, rep, false)
 			}
 			if err != nil {
 				return withExit(ExitError, err)
@@ -86,9 +93,8 @@ Exit status: 0 success (also when nothing was removed); 2 error.`,
 	return cmd
 }
 
-// printPrune writes what a prune removed and why it kept the rest: as text, or as one
-// JSON document. After an error, only text (what was removed before it): the error's own
-// JSON document is the one stdout gets.
+// printPrune writes what a prune removed and why it kept the rest, as text or as one
+// JSON document.
 func printPrune(s streams, rep *retention.Report, asJSON bool) error {
 	var kept []retention.Decision
 	for _, d := range rep.Plan.Decisions {
