@@ -161,6 +161,11 @@ func Decide(rule Rule, h History) (*Plan, error) {
 		pos[e.ID] = i
 		byArt[e.Artifact] = append(byArt[e.Artifact], i)
 	}
+	for _, a := range rule.Artifacts {
+		if _, ok := byArt[a]; !ok {
+			return nil, &Error{Code: CodeRule, Msg: fmt.Sprintf("the scan log has no artifact %q to prune", a)}
+		}
+	}
 	reasons := map[string][]Reason{}
 	keep := func(id string, r Reason) {
 		if _, ok := h.Published[id]; ok {

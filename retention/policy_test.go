@@ -241,4 +241,8 @@ func TestRuleValidate(t *testing.T) {
 			t.Errorf("%+v: %v", r, err)
 		}
 	}
+	// An artifact the log does not name is a mistake, not a prune of nothing.
+	if _, err := Decide(Rule{KeepLast: 1, Artifacts: []string{"a", "typo"}}, history(five, nil)); CodeOf(err) != CodeRule || !strings.Contains(err.Error(), `"typo"`) {
+		t.Errorf("unknown artifact: %v", err)
+	}
 }

@@ -26,7 +26,8 @@ snapshot until a prune is asked for; the rule says what to keep of each artifact
   --keep-last N         the N newest scans of every artifact (N >= 1)
   --keep-within D       every scan that finished at most D ago (90m, 12h, 7d); a scan
                         exactly D old is kept
-  --artifact NAME       prune only this artifact's scans (may be repeated)
+  --artifact NAME       prune only this artifact's scans (may be repeated; a name
+                        the scan log does not have is an error)
   --dry-run             print the same plan and remove nothing
 
 Given both rules, a scan either keeps is kept. Whatever the rule, prune never removes
