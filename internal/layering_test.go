@@ -40,6 +40,7 @@ var allowed = map[string][]string{
 	"repo":               {"snapshot", "source", "fingerprint", "normalize", "arrays"},
 	"scan":               {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo", "lineage"},
 	"incident":           {"snapshot", "fingerprint", "normalize", "arrays", "repo", "config", "lineage", "why", "internal/tablefp", "internal/chain"},
+	"retention":          {"snapshot", "repo", "lineage", "incident"}, // prune: the scans, and the histories that refer to them
 	"why":                {"snapshot", "fingerprint", "normalize", "arrays", "repo", "scan", "source", "compare", "lineage"},
 	"lineage":            {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo", "config", "internal/tablefp", "internal/chain"},
 	"compare":            {"snapshot", "fingerprint", "normalize", "repo", "source"}, // source: type names (no adapter, no scan)
@@ -47,7 +48,7 @@ var allowed = map[string][]string{
 	"examples":           {},
 	"config":             {"normalize"},
 	"internal/cli": {"canonical", "compare", "config", "examples", "incident", "lineage", "normalize", "repo",
-		"report", "scan", "snapshot", "source", "why", "internal/errcode"}, // the command: every library package
+		"report", "retention", "scan", "snapshot", "source", "why", "internal/errcode"}, // the command: every library package
 	"internal/tablefp": {"fingerprint", "normalize", "snapshot"},
 	"internal/chain":   {"fingerprint", "snapshot", "internal/tablefp"},
 	"internal/cputime": {}, // a leaf: the standard library only
