@@ -28,6 +28,12 @@ type partial struct {
 	valBuf []uint64  // the current record's value entries
 	keyBuf []uint64
 	keyAt  []int // frame start of each key field in the current record
+
+	// XXH3Columnar: each field digest is computed once and serves the record digest,
+	// the key digest and the column state (value digest).
+	v2    *v2Hasher
+	fds   []uint64 // the current record's [position?, FD(F_1).Lo, FD(F_1).Hi, ...]
+	keyFD []int    // where each key field's digest lies in fds
 }
 
 func (e *Engine) newPartial(index int) *partial {
@@ -37,6 +43,8 @@ func (e *Engine) newPartial(index int) *partial {
 		p.cols = make([]colAcc, len(e.ctx.c.schema.Fields))
 	}
 	p.keyAt = make([]int, len(e.keys))
+	p.v2 = p.h.v2
+	p.keyFD = make([]int, len(e.keys))
 	return p
 }
 
@@ -59,6 +67,7 @@ func (p *partial) process(t task) error {
 	wantRecs := e.opt.Resolution >= RecordResolution
 	wantVals := e.opt.Resolution == ValueResolution
 	keys := e.keys
+	v2 := p.v2
 	trusted := e.opt.TrustedFrames
 	maxTag := uint64(normalize.Timestamp) // the v1 type codes 0..9
 	if e.ctx.c.ext {
@@ -80,6 +89,12 @@ func (p *partial) process(t task) error {
 		}
 		pos := t.pos + uint64(i-t.lo)
 		p.valBuf = p.valBuf[:0]
+		if v2 != nil {
+			p.fds = p.fds[:0]
+			if ordered {
+				p.fds = append(p.fds, pos)
+			}
+		}
 		ki := 0
 		nf, prev := uint64(0), uint64(0)
 		for f := 3; f < len(rec); {
@@ -107,7 +122,23 @@ func (p *partial) process(t task) error {
 			if fields.tags[x]&(1<<tag) == 0 {
 				return fail(CodeSchemaMismatch, "field "+uitoa(id)+" has a type code its schema type does not admit", nil)
 			}
-			if p.cols != nil {
+			if v2 != nil {
+				fd := v2.field(rec[f:end])
+				if ki < len(keys) && keys[ki] == id {
+					p.keyFD[ki] = len(p.fds)
+				}
+				p.fds = append(p.fds, fd.Lo, fd.Hi)
+				if p.cols != nil {
+					d := v2.value(pos, fd)
+					c := &p.cols[x]
+					c.count++
+					c.lanes[0] += d.Lo
+					c.lanes[1] += d.Hi
+					if wantVals {
+						p.valBuf = append(p.valBuf, id, d.Lo, d.Hi)
+					}
+				}
+			} else if p.cols != nil {
 				d := p.h.digest(ordered, pos, rec[f:end])
 				c := &p.cols[x]
 				c.count++
@@ -134,7 +165,12 @@ func (p *partial) process(t task) error {
 		if ki < len(keys) {
 			return fail(CodeKeyField, "record lacks key field "+uitoa(keys[ki]), nil)
 		}
-		d := p.h.record(pos, rec)
+		var d Digest
+		if v2 != nil {
+			d = v2.combine(p.fds)
+		} else {
+			d = p.h.record(pos, rec)
+		}
 		p.count++
 		p.lanes[0] += d.Lo
 		p.lanes[1] += d.Hi
@@ -198,18 +234,36 @@ func recordErr(bi, i int, code Code, msg string, err error) error {
 // key returns the key digest of rec: the digest (never positional) of the record projected
 // onto the key fields, [1, 2, k, key frames...]; with no key fields, of the whole record.
 // d is rec's record digest, reused when it already is the key digest.
+//
+// Under XXH3Columnar the key digest is the record digest of the projection, computed
+// from the field digests the record's walk left in p.fds; the projected words are built
+// only when Options.KeyWords keeps them.
 func (p *partial) key(rec []uint64, d Digest) Digest {
 	keys := p.e.keys
 	if len(keys) == 0 {
 		if !p.h.ordered {
 			return d
 		}
+		if p.v2 != nil {
+			return p.v2.combine(p.fds[1:]) // without the position
+		}
 		return p.h.digest(false, 0, rec)
 	}
-	kb := append(p.keyBuf[:0], normalize.WireVersion, normalize.RecordDomain, uint64(len(keys)))
-	for _, f := range p.keyAt {
-		kb = append(kb, rec[f:f+3+int(rec[f+2])]...)
+	if p.v2 == nil || p.e.opt.KeyWords {
+		kb := append(p.keyBuf[:0], normalize.WireVersion, normalize.RecordDomain, uint64(len(keys)))
+		for _, f := range p.keyAt {
+			kb = append(kb, rec[f:f+3+int(rec[f+2])]...)
+		}
+		p.keyBuf = kb
 	}
-	p.keyBuf = kb
-	return p.h.digest(false, 0, kb)
+	if p.v2 == nil {
+		return p.h.digest(false, 0, p.keyBuf)
+	}
+	n := len(p.fds)
+	for _, at := range p.keyFD {
+		p.fds = append(p.fds, p.fds[at], p.fds[at+1])
+	}
+	k := p.v2.combine(p.fds[n:])
+	p.fds = p.fds[:n]
+	return k
 }
