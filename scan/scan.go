@@ -466,6 +466,22 @@ func fingerprintSource(ctx context.Context, src source.Source, o Options, fctx f
 	pl := &pipeline{src: src, encs: encs, feed: feed,
 		newBatch: func() *normalize.RecordBatch { return &normalize.RecordBatch{ProfileID: profileID} },
 	}
+	// At dataset resolution under v2 nothing needs the C2 words: the encoder goroutines
+	// hash the Arrow columns directly (direct.go), the encoders staying for the batches
+	// the direct path refuses.
+	if fres == fingerprint.DatasetResolution && !keep && o.Fetch == nil && !directDisabled {
+		for range encs {
+			d, err := newDirect(fctx, src.Schema(), asg.IDs, o.Profile)
+			if err != nil {
+				return nil, nil, nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "columnar digests", Err: err}
+			}
+			if d == nil {
+				pl.direct = nil
+				break
+			}
+			pl.direct = append(pl.direct, d)
+		}
+	}
 	if keep {
 		pl.kept = func(tiles []*normalize.RecordBatch) { kept = append(kept, tiles...) }
 	}

@@ -192,6 +192,11 @@ func query(conn bindings.Connection, q string) ([][]string, error) {
 			bindings.DestroyDataChunk(&chunk)
 			return nil, err
 		}
+		if int(rec.NumCols()) < cc { // a statement's result without columns (COPY … TO)
+			rec.Release()
+			bindings.DestroyDataChunk(&chunk)
+			continue
+		}
 		for r := 0; r < int(rec.NumRows()); r++ {
 			row := make([]string, cc)
 			for c := range cc {
