@@ -33,8 +33,9 @@ type direct struct {
 	k    *fingerprint.Columnar
 	cols []directCol // one per tile column: the schema fields in ascending id
 	rest *columnar.Encoder
-	// restCol maps a field id the rest encoder encodes to its tile column.
-	restCol map[uint64]int
+	// restCols are the tile columns of the fields the rest encoder encodes, ascending:
+	// the order of the frames in its records (C2 frames ascend by field id).
+	restCols []int
 
 	tile   fingerprint.Tile
 	recs   []fingerprint.Digest
@@ -81,7 +82,7 @@ func newDirect(ctx fingerprint.Context, schema *arrow.Schema, ids []uint64, prof
 	for i, id := range ids {
 		arrowOf[id] = i
 	}
-	d := &direct{restCol: map[uint64]int{}}
+	d := &direct{}
 	tileIDs := make([]uint64, len(fields))
 	restCols := make([]columnar.Column, len(ids))
 	for i := range ids {
@@ -98,7 +99,7 @@ func newDirect(ctx fingerprint.Context, schema *arrow.Schema, ids []uint64, prof
 		d.cols = append(d.cols, directCol{arrow: ai, kind: kind})
 		if kind == dRest {
 			restCols[ai] = columnar.Column{Index: ai, Field: normalize.FieldID(f.ID), Treatment: columnar.Encode}
-			d.restCol[f.ID] = c
+			d.restCols = append(d.restCols, c)
 			anyRest = true
 		}
 	}
@@ -335,16 +336,13 @@ func (d *direct) restFrames(rec arrow.RecordBatch) error {
 	}
 	for i := range b.Len() {
 		r := b.Record(i)
-		for f := 3; f+3 <= len(r); {
-			end := f + 3 + int(r[f+2])
-			if end > len(r) {
+		f := 3
+		for _, c := range d.restCols {
+			if f+3 > len(r) || r[f+2] > uint64(len(r)-f-3) {
 				break // Frames refuses the column's words then
 			}
-			c, ok := d.restCol[r[f]]
-			if !ok {
-				break
-			}
-			d.frames[c] = append(d.frames[c], r[f:end]...)
+			end := f + 3 + int(r[f+2])
+			d.frames[c] = append(d.frames[c], r[f:end]...) // of another field: Frames refuses it
 			f = end
 		}
 	}
