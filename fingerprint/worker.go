@@ -122,6 +122,7 @@ func (p *partial) process(t task) error {
 			if fields.tags[x]&(1<<tag) == 0 {
 				return fail(CodeSchemaMismatch, "field "+uitoa(id)+" has a type code its schema type does not admit", nil)
 			}
+			var d Digest // the value digest, when column states are kept
 			if v2 != nil {
 				fd := v2.field(rec[f:end])
 				if ki < len(keys) && keys[ki] == id {
@@ -129,17 +130,12 @@ func (p *partial) process(t task) error {
 				}
 				p.fds = append(p.fds, fd.Lo, fd.Hi)
 				if p.cols != nil {
-					d := v2.value(pos, fd)
-					c := &p.cols[x]
-					c.count++
-					c.lanes[0] += d.Lo
-					c.lanes[1] += d.Hi
-					if wantVals {
-						p.valBuf = append(p.valBuf, id, d.Lo, d.Hi)
-					}
+					d = v2.value(pos, fd)
 				}
 			} else if p.cols != nil {
-				d := p.h.digest(ordered, pos, rec[f:end])
+				d = p.h.digest(ordered, pos, rec[f:end])
+			}
+			if p.cols != nil {
 				c := &p.cols[x]
 				c.count++
 				c.lanes[0] += d.Lo
