@@ -192,19 +192,15 @@ func query(conn bindings.Connection, q string) ([][]string, error) {
 			bindings.DestroyDataChunk(&chunk)
 			return nil, err
 		}
-		if int(rec.NumCols()) < cc { // a statement's result without columns (COPY … TO)
-			rec.Release()
-			bindings.DestroyDataChunk(&chunk)
-			continue
-		}
 		for r := 0; r < int(rec.NumRows()); r++ {
 			row := make([]string, cc)
 			for c := range cc {
 				s, ok := rec.Column(c).(*array.String)
 				if !ok {
+					err := fmt.Errorf("column %d is %s, not VARCHAR", c, rec.Column(c).DataType())
 					rec.Release()
 					bindings.DestroyDataChunk(&chunk)
-					return nil, fmt.Errorf("column %d is %s, not VARCHAR", c, rec.Column(c).DataType())
+					return nil, err
 				}
 				row[c] = strings.Clone(s.Value(r)) // the value aliases the chunk's memory
 			}
@@ -270,7 +266,7 @@ func entropy(rows, file string) (int64, error) {
 	}
 	defer bindings.Close(&db)
 	defer bindings.Disconnect(&conn)
-	_, err = query(conn, `COPY (SELECT
+	err = exec(conn, `COPY (SELECT
 		(hash(i) >> 1)::BIGINT - 4611686018427387904 AS id,
 		(hash(i, 1) >> 1)::BIGINT - 4611686018427387904 AS qty,
 		random() * 1e6 AS price,
@@ -278,6 +274,16 @@ func entropy(rows, file string) (int64, error) {
 		TIMESTAMP '1970-01-01' + to_microseconds((hash(i, 3) % 4102444800000000)::BIGINT) AS "at"
 		FROM range(`+strconv.FormatInt(n, 10)+`) t(i)) TO `+quote(file)+` (FORMAT parquet)`)
 	return n, err
+}
+
+// exec runs one statement and discards its result.
+func exec(conn bindings.Connection, q string) error {
+	var res bindings.Result
+	defer bindings.DestroyResult(&res)
+	if bindings.Query(conn, q, &res) == bindings.StateError {
+		return errors.New(bindings.ResultError(&res))
+	}
+	return nil
 }
 
 func mkview(file, db string) error {
