@@ -47,7 +47,7 @@ var allowed = map[string][]string{
 	"compare/live":       {"snapshot", "fingerprint", "normalize", "repo", "scan", "source"},
 	"examples":           {},
 	"config":             {"normalize"},
-	"internal/cli": {"canonical", "compare", "config", "examples", "incident", "lineage", "normalize", "repo",
+	"internal/cli": {"canonical", "compare", "config", "examples", "fingerprint", "incident", "lineage", "normalize", "repo",
 		"report", "retention", "scan", "snapshot", "source", "why", "internal/errcode"}, // the command: every library package
 	"internal/tablefp": {"fingerprint", "normalize", "snapshot"},
 	"internal/chain":   {"fingerprint", "snapshot", "internal/tablefp"},

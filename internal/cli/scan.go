@@ -17,7 +17,7 @@ import (
 
 type scanFlags struct {
 	repo, resolution, profile, name, schema string
-	query, config                           string
+	query, config, algorithm                string
 	key, exclude                            []string
 	null                                    string
 	nullSet, infer, allowPartial, asJSON    bool
@@ -87,6 +87,7 @@ Exit status: 0 published; 2 error (nothing published).`,
 	fl.BoolVar(&f.asJSON, "json", false, "write a JSON summary instead of text")
 	fl.StringVar(&f.query, "query", "", "a SELECT to scan, for a database address without #TABLE")
 	fl.StringVar(&f.config, "config", "", "project file (default: pipewhy.yaml here or in a parent)")
+	fl.StringVar(&f.algorithm, "algorithm", "", algorithmHelp+"; must be the repository's (default: the repository's)")
 	return cmd
 }
 
@@ -173,6 +174,11 @@ func scanOptions(f scanFlags, addr string) (scan.Options, error) {
 	o.Source.Exclude = f.exclude
 	o.Source.MissingAsNull = f.missingAsNull
 	o.Source.Query = f.query
+	if f.algorithm != "" {
+		if o.Algorithm, err = parseAlgorithm(f.algorithm); err != nil {
+			return o, err
+		}
+	}
 	return o, nil
 }
 
