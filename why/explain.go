@@ -235,10 +235,20 @@ func Explain(ctx context.Context, h *History, st *lineage.Store, artifact string
 	incoming := map[*node][]int{} // node → indexes into e.Edges
 	var edgeSrc []*node           // the source node of each edge result
 	var order []*node
+	// The walk needs the scan log alone; the verdicts need the summaries of every
+	// node's two snapshots, which are loaded in parallel first (the first explanation
+	// after new scans reads each from its snapshot), then judged in walk order.
+	type walked struct {
+		edge lineage.Edge
+		t    *node
+	}
+	var walk []walked
+	positions := []int{}
 	for len(queue) > 0 {
 		n := queue[0]
 		queue = queue[1:]
 		order = append(order, n)
+		positions = append(positions, n.from, n.to)
 		for _, edge := range g.Into(n.artifact) {
 			src := &node{artifact: edge.Source, depth: n.depth + 1, from: -1, to: -1}
 			src.refFrom, src.refTo = n.refFrom, n.refTo
@@ -255,14 +265,18 @@ func Explain(ctx context.Context, h *History, st *lineage.Store, artifact string
 				seen[k] = src
 				queue = append(queue, src)
 			}
-			r, err := x.edge(edge, src, n)
-			if err != nil {
-				return nil, err
-			}
-			incoming[n] = append(incoming[n], len(e.Edges))
-			e.Edges = append(e.Edges, r)
+			walk = append(walk, walked{edge: edge, t: n})
 			edgeSrc = append(edgeSrc, src)
 		}
+	}
+	h.Prefetch(ctx, positions)
+	for i, w := range walk {
+		r, err := x.edge(w.edge, edgeSrc[i], w.t)
+		if err != nil {
+			return nil, err
+		}
+		incoming[w.t] = append(incoming[w.t], len(e.Edges))
+		e.Edges = append(e.Edges, r)
 	}
 	// Root causes.
 	type rcKey struct {

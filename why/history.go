@@ -2,6 +2,7 @@ package why
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -9,8 +10,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/pipewhy/pipewhy/snapshot"
@@ -188,39 +191,102 @@ func (h *History) Latest(artifact string, p int) (int, bool) {
 }
 
 // Summary returns the summary of the scan at log position p: from the index when it has
-// a valid line, else by loading the scan (and remembering the line for Save).
+// a valid line, else from the scan's summary arrays (descriptor, C1 tables, states and
+// lineage: the record and value arrays are neither read nor checked), remembering the
+// line for Save. Loading happens outside the History's lock, so that summaries load in
+// parallel (Prefetch, a report's workers).
 func (h *History) Summary(p int) (*Summary, error) {
 	id := h.log[p].Snapshot
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	if s, ok := h.sums[id]; ok {
+		h.mu.Unlock()
 		return s, nil
 	}
-	if line, ok := h.index[id]; ok {
-		var il indexLine
-		if json.Unmarshal(line, &il) == nil && il.Snapshot == id && il.Sum == digest(il.Summary) {
-			var s Summary
-			dec := json.NewDecoder(bytes.NewReader(il.Summary))
-			dec.DisallowUnknownFields()
-			if dec.Decode(&s) == nil && s.Snapshot == id {
-				h.sums[id] = &s
-				return &s, nil
-			}
+	line, indexed := h.index[id]
+	full := h.scans[id]
+	h.mu.Unlock()
+	if indexed {
+		if s := decodeIndexLine(line, id); s != nil {
+			return h.keep(id, s, nil), nil
 		}
 	}
-	sc, err := h.scan(id)
-	if err != nil {
-		return nil, err
+	if full == nil {
+		sid, err := snapshot.ParseID(id)
+		if err != nil {
+			return nil, err
+		}
+		if full, err = h.repo.LoadParts(sid, 0, nil); err != nil {
+			return nil, err
+		}
 	}
-	s := Summarize(sc)
+	s := Summarize(full)
 	js, err := json.Marshal(s)
 	if err != nil {
 		return nil, &Error{Code: CodeIndex, Msg: "encode summary", Err: err}
 	}
-	line, _ := json.Marshal(indexLine{Snapshot: id, Sum: digest(js), Summary: js})
-	h.append = append(h.append, line)
+	line, _ = json.Marshal(indexLine{Snapshot: id, Sum: digest(js), Summary: js})
+	return h.keep(id, s, line), nil
+}
+
+// decodeIndexLine returns the summary of snapshot id that an index line holds, or nil
+// when the line is damaged or holds another snapshot.
+func decodeIndexLine(line []byte, id string) *Summary {
+	var il indexLine
+	if json.Unmarshal(line, &il) != nil || il.Snapshot != id || il.Sum != digest(il.Summary) {
+		return nil
+	}
+	var s Summary
+	dec := json.NewDecoder(bytes.NewReader(il.Summary))
+	dec.DisallowUnknownFields()
+	if dec.Decode(&s) != nil || s.Snapshot != id {
+		return nil
+	}
+	return &s
+}
+
+// keep remembers summary s of snapshot id, and line (nil: none) for Save, unless another
+// goroutine remembered one first: that one is returned, so that every caller sees one
+// Summary per snapshot and the index gets one line.
+func (h *History) keep(id string, s *Summary, line []byte) *Summary {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if prev, ok := h.sums[id]; ok {
+		return prev
+	}
 	h.sums[id] = s
-	return s, nil
+	if line != nil {
+		h.append = append(h.append, line)
+	}
+	return s
+}
+
+// Prefetch loads the summaries of the scans at log positions ps (negative positions are
+// skipped) on up to GOMAXPROCS goroutines. It only warms what Summary returns: a summary
+// that fails to load is left for Summary to report when it is asked for.
+func (h *History) Prefetch(ctx context.Context, ps []int) {
+	var todo []int
+	seen := map[int]bool{}
+	h.mu.Lock()
+	for _, p := range ps {
+		if p < 0 || seen[p] {
+			continue
+		}
+		seen[p] = true
+		if _, ok := h.sums[h.log[p].Snapshot]; !ok {
+			todo = append(todo, p)
+		}
+	}
+	h.mu.Unlock()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(todo)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(todo) && ctx.Err() == nil; i = int(next.Add(1) - 1) {
+				_, _ = h.Summary(todo[i]) // an error is Summary's to report when asked
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func digest(b []byte) string {
@@ -249,23 +315,26 @@ func (h *History) scanPair(a, b int) (*repo.Scan, *repo.Scan, error) {
 }
 
 // Scan returns the full scan at log position p (loaded once, validated by repo.Load).
-func (h *History) Scan(p int) (*repo.Scan, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.scan(h.log[p].Snapshot)
-}
+func (h *History) Scan(p int) (*repo.Scan, error) { return h.scan(h.log[p].Snapshot) }
 
 func (h *History) scan(id string) (*repo.Scan, error) {
-	if s, ok := h.scans[id]; ok {
+	h.mu.Lock()
+	s, ok := h.scans[id]
+	h.mu.Unlock()
+	if ok {
 		return s, nil
 	}
 	sid, err := snapshot.ParseID(id)
 	if err != nil {
 		return nil, err
 	}
-	s, err := h.repo.Load(sid)
-	if err != nil {
+	if s, err = h.repo.Load(sid); err != nil {
 		return nil, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if prev, ok := h.scans[id]; ok {
+		return prev, nil
 	}
 	h.scans[id] = s
 	return s, nil
