@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -71,47 +72,59 @@ func TestColdEqualsWarm(t *testing.T) {
 	f, names := layered(t)
 	ctx := context.Background()
 	st := lineage.Open(f.r)
-	explainAll := func(h *History) string {
+	// explainAll explains every artifact with the History open returns (one for all, or
+	// a fresh one each), in the JSON and the text form.
+	explainAll := func(open func() *History) string {
 		var b strings.Builder
 		for _, a := range names {
-			e, err := Explain(ctx, h, st, a, Options{Limit: 2})
+			e, err := Explain(ctx, open(), st, a, Options{Limit: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
 			js, _ := json.Marshal(e)
 			b.Write(append(js, '\n'))
+			if err := WriteText(&b, e); err != nil {
+				t.Fatal(err)
+			}
 		}
 		return b.String()
 	}
-	idx := filepath.Join(f.r.Dir(), IndexFile)
-	os.Remove(idx)
+	once := func(h *History) func() *History { return func() *History { return h } }
+	os.Remove(filepath.Join(f.r.Dir(), IndexFile))
+	os.Remove(filepath.Join(f.r.Dir(), ChangesFile))
 	cold, err := Open(f.r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	coldOut := explainAll(cold)
+	coldOut := explainAll(once(cold))
 	if err := cold.Save(); err != nil {
 		t.Fatal(err)
 	}
 	warm, _ := Open(f.r)
-	if len(warm.index) != len(cold.sums) || len(cold.sums) < 2*len(names) {
-		t.Fatalf("the index holds %d summaries, the cold run read %d", len(warm.index), len(cold.sums))
+	if len(warm.index) != len(cold.sums) || len(cold.sums) < 2*len(names) || len(warm.details) == 0 {
+		t.Fatalf("the index holds %d summaries, the cold run read %d; %d counted changes cached",
+			len(warm.index), len(cold.sums), len(warm.details))
 	}
-	warmOut := explainAll(warm)
-	full, _ := Open(f.r)
-	full.index = map[string][]byte{}
-	for p, e := range full.log {
-		sc, err := full.Scan(p)
+	warmOut := explainAll(once(warm))
+	// The straightforward path: summaries of fully loaded scans, no cache, no memo
+	// shared between explanations.
+	sums := map[string]*Summary{}
+	h, _ := Open(f.r)
+	for p, e := range h.log {
+		sc, err := h.Scan(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := Summarize(sc)
-		full.sums[e.Snapshot] = want
-		if got, err := cold.Summary(p); err != nil || !reflect.DeepEqual(got, want) {
+		sums[e.Snapshot] = Summarize(sc)
+		if got, err := cold.Summary(p); err != nil || !reflect.DeepEqual(got, sums[e.Snapshot]) {
 			t.Fatalf("summary of %s from its summary arrays differs from the full load's (%v)", e.Snapshot, err)
 		}
 	}
-	fullOut := explainAll(full)
+	fullOut := explainAll(func() *History {
+		h, _ := Open(f.r)
+		h.index, h.details, h.sums = map[string][]byte{}, map[string][]byte{}, maps.Clone(sums)
+		return h
+	})
 	if coldOut != fullOut || warmOut != fullOut {
 		t.Fatalf("explanations differ:\ncold %s\nwarm %s\nfull %s", coldOut, warmOut, fullOut)
 	}

@@ -271,7 +271,7 @@ func Explain(ctx context.Context, h *History, st *lineage.Store, artifact string
 	}
 	h.Prefetch(ctx, positions)
 	for i, w := range walk {
-		r, err := x.edge(w.edge, edgeSrc[i], w.t)
+		r, err := x.judge(w.edge, edgeSrc[i], w.t)
 		if err != nil {
 			return nil, err
 		}
@@ -416,53 +416,77 @@ func (x *explainer) checkNames(artifact string, known map[string]bool) error {
 }
 
 // change returns how an artifact changed from snapshot a to b (log positions; -1: none).
-// With detail it runs compare.Diff for record and field counts.
+// With detail it runs compare.Diff for record and field counts, or reads them from the
+// change cache. The explanation's Change is its own copy of the History's summary change:
+// the counts one explanation adds are not seen by another.
 func (x *explainer) change(a, b int, detail bool) (*Change, error) {
 	k := [2]int{a, b}
 	c, ok := x.changes[k]
 	if !ok {
-		var err error
-		if c, err = x.summaryChange(a, b); err != nil {
+		sc, err := x.h.summaryChange(a, b)
+		if err != nil {
 			return nil, err
 		}
+		cc := *sc
+		c = &cc
 		x.changes[k] = c
 	}
 	if !detail || x.detailed[k] || !c.Changed || a < 0 || b < 0 {
 		return c, nil
 	}
 	x.detailed[k] = true
-	sca, scb, err := x.h.scanPair(a, b)
-	if err != nil {
-		return nil, err
-	}
-	// Diff refuses snapshots of different profiles, algorithms or modes: then the summary
-	// says what changed.
-	rep, err := compare.Diff(sca, scb, compare.Options{Limit: x.limit})
-	if err != nil {
-		return c, nil
-	}
-	c.Records = rep.Records
-	c.Schema = rep.SchemaChanges
-	c.Example = rep.Examples.Changed
-	if len(rep.Fields) > 0 {
-		c.Fields = map[string]uint64{}
-		for _, f := range rep.Fields {
-			if f.Changed > 0 {
-				c.Fields[f.Name] = f.Changed
+	d, ok := x.h.counted(a, b, x.limit)
+	if !ok {
+		sca, scb, err := x.h.scanPair(a, b)
+		if err != nil {
+			return nil, err
+		}
+		// Diff refuses snapshots of different profiles, algorithms or modes: then the
+		// summary says what changed.
+		if rep, err := compare.Diff(sca, scb, compare.Options{Limit: x.limit}); err == nil {
+			d = counted{Records: rep.Records, Schema: rep.SchemaChanges, Example: rep.Examples.Changed}
+			if len(rep.Fields) > 0 {
+				d.Fields = map[string]uint64{}
+				for _, f := range rep.Fields {
+					if f.Changed > 0 {
+						d.Fields[f.Name] = f.Changed
+					}
+				}
 			}
 		}
+		x.h.putCounted(a, b, x.limit, d)
 	}
+	c.Records, c.Schema, c.Example, c.Fields = d.Records, d.Schema, d.Example, d.Fields
 	return c, nil
 }
 
-// summaryChange is change from the summaries alone.
-func (x *explainer) summaryChange(a, b int) (*Change, error) {
+// summaryChange is the change from a to b from the summaries alone, computed once per
+// History. It is shared: not to be changed.
+func (h *History) summaryChange(a, b int) (*Change, error) {
+	h.mu.Lock()
+	c, ok := h.changes[[2]int{a, b}]
+	h.mu.Unlock()
+	if ok {
+		return c, nil
+	}
+	c, err := h.computeChange(a, b)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	h.changes[[2]int{a, b}] = c
+	h.mu.Unlock()
+	return c, nil
+}
+
+// computeChange is summaryChange without the memo.
+func (h *History) computeChange(a, b int) (*Change, error) {
 	c := &Change{Comparable: true}
 	if a < 0 || b < 0 {
 		c.Comparable, c.Reason = false, "not observed on both sides"
 		return c, nil
 	}
-	sa, sb, err := x.h.summaries(a, b)
+	sa, sb, err := h.summaries(a, b)
 	if err != nil {
 		return nil, err
 	}
@@ -491,6 +515,37 @@ func (x *explainer) summaryChange(a, b int) (*Change, error) {
 		c.Reason = strings.TrimPrefix(c.Reason+"; coverage is "+sa.Coverage+" → "+sb.Coverage, "; ")
 	}
 	return c, nil
+}
+
+// edgeKey is what an edge's verdict depends on: the edge, the log positions of its two
+// ends' snapshots, and the number of examples a copy check keeps.
+type edgeKey struct {
+	source, target             string
+	relation                   lineage.Relation
+	transform                  lineage.TransformRef
+	srcFrom, srcTo, tFrom, tTo int
+	limit                      int
+}
+
+// judge is edge, computed once per History for the same edge between the same snapshots
+// (a report explains every artifact, and their closures share most edges). Only Depth
+// differs from one explanation to the next.
+func (x *explainer) judge(e lineage.Edge, src, t *node) (EdgeResult, error) {
+	k := edgeKey{e.Source, e.Target, e.Relation, e.Transform, src.from, src.to, t.from, t.to, x.limit}
+	x.h.mu.Lock()
+	r, ok := x.h.edges[k]
+	x.h.mu.Unlock()
+	if !ok {
+		var err error
+		if r, err = x.edge(e, src, t); err != nil {
+			return r, err
+		}
+		x.h.mu.Lock()
+		x.h.edges[k] = r
+		x.h.mu.Unlock()
+	}
+	r.Depth = t.depth + 1
+	return r, nil
 }
 
 // edge judges one edge: source node src, target node t.

@@ -12,12 +12,23 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
+	"github.com/pipewhy/pipewhy/compare"
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/pipewhy/pipewhy/snapshot"
 )
+
+// ChangesFile is the cache of counted changes, relative to the repository directory: one
+// line per pair of snapshots whose change an explanation counted record by record
+// (compare.Diff, loading both scans), with the number of examples kept. Like the index it
+// is derived from immutable snapshots: a line never goes stale, a damaged one is counted
+// again, and deleting the file only costs those comparisons. Examples read from it carry
+// what the explanation's JSON holds (compare.Example's key, and each change's field, old
+// and new values), not the key words or the one-line brief.
+const ChangesFile = "cache/why-changes.jsonl"
 
 // IndexFile is the summary index of a repository's scans, relative to the repository
 // directory. It is derived data: each line summarizes one published scan snapshot, which
@@ -116,6 +127,16 @@ type History struct {
 	sums   map[string]*Summary
 	scans  map[string]*repo.Scan
 	append [][]byte // new index lines, written by Save
+
+	// The change cache (ChangesFile): counted changes by "from-to-limit", read at Open,
+	// decoded on use; the new lines are written by Save.
+	details       map[string][]byte
+	appendDetails [][]byte
+	// Memos of what every explanation over this History computes alike: the change
+	// from the summaries of two log positions, and an edge's verdict between two pairs
+	// of snapshots. Both are pure functions of immutable snapshots.
+	changes map[[2]int]*Change
+	edges   map[edgeKey]EdgeResult
 }
 
 // Open reads r's scan log and summary index.
@@ -125,7 +146,8 @@ func Open(r *repo.Repo) (*History, error) {
 		return nil, err
 	}
 	h := &History{repo: r, log: log, byArt: map[string][]int{}, pos: map[string]int{},
-		index: map[string][]byte{}, sums: map[string]*Summary{}, scans: map[string]*repo.Scan{}}
+		index: map[string][]byte{}, sums: map[string]*Summary{}, scans: map[string]*repo.Scan{},
+		details: map[string][]byte{}, changes: map[[2]int]*Change{}, edges: map[edgeKey]EdgeResult{}}
 	for i, e := range log {
 		h.byArt[e.Artifact] = append(h.byArt[e.Artifact], i)
 		h.pos[e.Snapshot] = i
@@ -144,6 +166,22 @@ func Open(r *repo.Repo) (*History, error) {
 			continue // a torn last line
 		}
 		h.index[string(line[idAt:idAt+32])] = line
+	}
+	b, err = os.ReadFile(filepath.Join(r.Dir(), ChangesFile))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, &Error{Code: CodeIndex, Msg: "cannot read the change cache", Err: err}
+	}
+	// Lines are {"key":"<from>-<to>-<limit>","sum":"<64 hex>","change":{...}}.
+	const keyAt = len(`{"key":"`)
+	for len(b) > 0 {
+		line, rest, ok := bytes.Cut(b, []byte{'\n'})
+		b = rest
+		if !ok || len(line) < keyAt {
+			continue
+		}
+		if end := bytes.IndexByte(line[keyAt:], '"'); end > 0 {
+			h.details[string(line[keyAt:keyAt+end])] = line
+		}
 	}
 	return h, nil
 }
@@ -340,16 +378,16 @@ func (h *History) scan(id string) (*repo.Scan, error) {
 	return s, nil
 }
 
-// Save appends the summaries computed since Open to the index, under the repository's
-// writer lock, one line per summary written with a single write. A repository that
-// cannot be written (read-only) keeps its index as it is: Save reports the error and
-// nothing else depends on it.
+// Save appends the summaries and counted changes computed since Open to the index and
+// the change cache, under the repository's writer lock, one line per entry, each file
+// written with a single write. A repository that cannot be written (read-only) keeps its
+// caches as they are: Save reports the error and nothing else depends on it.
 func (h *History) Save() error {
 	h.mu.Lock()
-	lines := h.append
-	h.append = nil
+	lines, details := h.append, h.appendDetails
+	h.append, h.appendDetails = nil, nil
 	h.mu.Unlock()
-	if len(lines) == 0 {
+	if len(lines) == 0 && len(details) == 0 {
 		return nil
 	}
 	unlock, err := h.repo.Lock()
@@ -357,13 +395,26 @@ func (h *History) Save() error {
 		return err
 	}
 	defer unlock()
-	p := filepath.Join(h.repo.Dir(), IndexFile)
+	if err := appendLines(filepath.Join(h.repo.Dir(), IndexFile), lines); err != nil {
+		return &Error{Code: CodeIndex, Msg: "cannot append to the summary index", Err: err}
+	}
+	if err := appendLines(filepath.Join(h.repo.Dir(), ChangesFile), details); err != nil {
+		return &Error{Code: CodeIndex, Msg: "cannot append to the change cache", Err: err}
+	}
+	return nil
+}
+
+// appendLines appends lines to the file at p (created with its directory), in one write.
+func appendLines(p string, lines [][]byte) error {
+	if len(lines) == 0 {
+		return nil
+	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return &Error{Code: CodeIndex, Msg: "cannot create the index directory", Err: err}
+		return err
 	}
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
-		return &Error{Code: CodeIndex, Msg: "cannot open the summary index", Err: err}
+		return err
 	}
 	var buf []byte
 	for _, l := range lines {
@@ -385,8 +436,60 @@ func (h *History) Save() error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return &Error{Code: CodeIndex, Msg: "cannot append to the summary index", Err: err}
+	return err
+}
+
+// counted is what compare.Diff adds to a change (Change.Records, Fields, Schema and
+// Example): a line of the change cache.
+type counted struct {
+	Records *compare.Counts        `json:"records"`
+	Fields  map[string]uint64      `json:"fields"`
+	Schema  []compare.SchemaChange `json:"schema"`
+	Example []compare.Example      `json:"examples"`
+}
+
+type countedLine struct {
+	Key    string          `json:"key"`
+	Sum    string          `json:"sum"`
+	Change json.RawMessage `json:"change"`
+}
+
+func countedKey(from, to string, limit int) string {
+	return from + "-" + to + "-" + strconv.Itoa(limit)
+}
+
+// counted returns the counted change between the scans at log positions a and b with
+// limit examples, when the change cache has a valid line for it.
+func (h *History) counted(a, b, limit int) (counted, bool) {
+	key := countedKey(h.log[a].Snapshot, h.log[b].Snapshot, limit)
+	h.mu.Lock()
+	line, ok := h.details[key]
+	h.mu.Unlock()
+	var l countedLine
+	if !ok || json.Unmarshal(line, &l) != nil || l.Key != key || l.Sum != digest(l.Change) {
+		return counted{}, false
 	}
-	return nil
+	var c counted
+	dec := json.NewDecoder(bytes.NewReader(l.Change))
+	dec.DisallowUnknownFields()
+	if dec.Decode(&c) != nil {
+		return counted{}, false
+	}
+	return c, true
+}
+
+// putCounted remembers a counted change, to be appended by Save.
+func (h *History) putCounted(a, b, limit int, c counted) {
+	key := countedKey(h.log[a].Snapshot, h.log[b].Snapshot, limit)
+	js, err := json.Marshal(c)
+	if err != nil {
+		return // a counted change always encodes; nothing is cached otherwise
+	}
+	line, _ := json.Marshal(countedLine{Key: key, Sum: digest(js), Change: js})
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.details[key]; !ok {
+		h.details[key] = line
+		h.appendDetails = append(h.appendDetails, line)
+	}
 }

@@ -494,7 +494,14 @@ func TestHistoryIndex(t *testing.T) {
 	}
 	// Damage the summary's line: it is rebuilt from the snapshot's summary arrays (the
 	// damaged record array is not among them).
-	b = bytes.Replace(b, []byte(`"artifact":"customers"`), []byte(`"artifact":"customerz"`), 1)
+	// (Lines are in the order the summaries were loaded: in parallel, any order.)
+	lines := bytes.Split(b, []byte("\n"))
+	for i, l := range lines {
+		if bytes.HasPrefix(l, []byte(`{"snapshot":"`+id.String())) {
+			lines[i] = bytes.Replace(l, []byte(`"artifact":"customers"`), []byte(`"artifact":"customerz"`), 1)
+		}
+	}
+	b = bytes.Join(lines, []byte("\n"))
 	if err := os.WriteFile(idx, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -523,7 +530,7 @@ func TestHistoryIndex(t *testing.T) {
 	writeFile(t, gidx, `{"snapshot":"0123456789abcdef0123456789abcdef","sum":"ab`)
 	g.why("daily", Options{})
 	b, _ = os.ReadFile(gidx)
-	lines := bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
+	lines = bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
 	if len(lines) != 9 || !bytes.HasSuffix(lines[0], []byte(`"sum":"ab`)) {
 		t.Fatalf("index after a torn line: %d lines", len(lines))
 	}
