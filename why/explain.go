@@ -219,15 +219,6 @@ func Explain(ctx context.Context, h *History, st *lineage.Store, artifact string
 	default:
 		e.Lineage = LineageInfo{Version: v.ID.String(), Seq: v.Seq}
 	}
-	if err := x.checkNames(artifact, o.Known); err != nil {
-		return nil, err
-	}
-	// The asked artifact's change, in full.
-	top, err := x.change(from, to, true)
-	if err != nil {
-		return nil, err
-	}
-	e.Change, e.Changed = top, top.Changed
 	// The upstream closure, breadth first (nearest edges first).
 	start := &node{artifact: artifact, refFrom: from, refTo: to, from: from, to: to}
 	seen := map[nodeKey]*node{{artifact, from, to}: start}
@@ -269,6 +260,20 @@ func Explain(ctx context.Context, h *History, st *lineage.Store, artifact string
 			edgeSrc = append(edgeSrc, src)
 		}
 	}
+	// The walk reached every artifact of the upstream closure.
+	sources := make([]string, len(walk))
+	for i, w := range walk {
+		sources[i] = w.edge.Source
+	}
+	if err := x.checkNames(artifact, sources, o.Known); err != nil {
+		return nil, err
+	}
+	// The asked artifact's change, in full.
+	top, err := x.change(from, to, true)
+	if err != nil {
+		return nil, err
+	}
+	e.Change, e.Changed = top, top.Changed
 	h.Prefetch(ctx, positions)
 	for i, w := range walk {
 		r, err := x.judge(w.edge, edgeSrc[i], w.t)
@@ -398,13 +403,14 @@ func (x *explainer) nodeOf(seen map[nodeKey]*node, source string, t *node) *node
 	return &node{artifact: source, from: from, to: to}
 }
 
-// checkNames refuses a lineage whose upstream closure names an artifact that is neither
-// scanned nor known (a typo in pipewhy.yaml, an import mapped to a wrong name).
-func (x *explainer) checkNames(artifact string, known map[string]bool) error {
+// checkNames refuses a lineage whose upstream closure (the sources of its edges) names
+// an artifact that is neither scanned nor known (a typo in pipewhy.yaml, an import mapped
+// to a wrong name).
+func (x *explainer) checkNames(artifact string, sources []string, known map[string]bool) error {
 	var bad []string
-	for _, e := range x.g.Upstream(artifact) {
-		if len(x.h.Snapshots(e.Source)) == 0 && !known[e.Source] {
-			bad = append(bad, e.Source)
+	for _, s := range sources {
+		if len(x.h.Snapshots(s)) == 0 && !known[s] {
+			bad = append(bad, s)
 		}
 	}
 	if len(bad) == 0 {
