@@ -217,7 +217,9 @@ func benchWhy(b *testing.B, r *repo.Repo) *Explanation {
 
 // BenchmarkWhy explains the change of (19, 0) over its whole upstream closure. "warm":
 // every summary is in the index (the steady state: each scan is summarized once); "cold":
-// the index is deleted first, so every snapshot of the closure is loaded and checked.
+// the index and the change cache are deleted first, so the summary arrays of every
+// snapshot of the closure are loaded and checked. PIPEWHY_BENCH_DIR=DIR keeps the
+// repository in DIR (built on the first run) for later runs and for the command line.
 //
 //	go test ./why/ -run '^$' -bench BenchmarkWhy -benchtime 10x
 func BenchmarkWhy(b *testing.B) {
@@ -243,6 +245,7 @@ func BenchmarkWhy(b *testing.B) {
 	b.Run("cold", func(b *testing.B) {
 		for b.Loop() {
 			os.Remove(filepath.Join(r.Dir(), IndexFile))
+			os.Remove(filepath.Join(r.Dir(), ChangesFile))
 			check(benchWhy(b, r))
 		}
 	})

@@ -258,11 +258,10 @@ func (h *History) Summary(p int) (*Summary, error) {
 		}
 	}
 	s := Summarize(full)
-	js, err := json.Marshal(s)
+	line, err := indexLineOf(s)
 	if err != nil {
-		return nil, &Error{Code: CodeIndex, Msg: "encode summary", Err: err}
+		return nil, err
 	}
-	line, _ = json.Marshal(indexLine{Snapshot: id, Sum: digest(js), Summary: js})
 	return h.keep(id, s, line), nil
 }
 
@@ -492,4 +491,39 @@ func (h *History) putCounted(a, b, limit int, c counted) {
 		h.details[key] = line
 		h.appendDetails = append(h.appendDetails, line)
 	}
+}
+
+// Record appends the summary of snapshot id, just published to r by a scan, to the
+// summary index, so that the first explanation after the scan reads it there instead of
+// loading the snapshot. The summary is read back from the snapshot's summary arrays (as
+// Summary reads it: the scan in memory lacks what encoding adds). A scan that is not
+// recorded is summarized when it is first needed: Record only saves that work.
+func Record(r *repo.Repo, id snapshot.ID) error {
+	s, err := r.LoadParts(id, 0, nil)
+	if err != nil {
+		return err
+	}
+	line, err := indexLineOf(Summarize(s))
+	if err != nil {
+		return err
+	}
+	unlock, err := r.Lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := appendLines(filepath.Join(r.Dir(), IndexFile), [][]byte{line}); err != nil {
+		return &Error{Code: CodeIndex, Msg: "cannot append to the summary index", Err: err}
+	}
+	return nil
+}
+
+// indexLineOf is the index line of summary s.
+func indexLineOf(s *Summary) ([]byte, error) {
+	js, err := json.Marshal(s)
+	if err != nil {
+		return nil, &Error{Code: CodeIndex, Msg: "encode summary", Err: err}
+	}
+	line, _ := json.Marshal(indexLine{Snapshot: s.Snapshot, Sum: digest(js), Summary: js})
+	return line, nil
 }
