@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pipewhy/pipewhy/internal/cputime"
+	"github.com/pipewhy/pipewhy/internal/testenv"
 	"github.com/pipewhy/pipewhy/lineage"
 	"github.com/pipewhy/pipewhy/normalize"
 	"github.com/pipewhy/pipewhy/repo"
@@ -58,8 +59,10 @@ func TestMain(m *testing.M) {
 // line), without saving the schema registry after each one.
 func benchRepository(b *testing.B) *repo.Repo {
 	benchOnce.Do(func() {
-		if dir := os.Getenv("PIPEWHY_BENCH_DIR"); dir != "" {
-			benchRepo, benchErr = keptRepository(dir, buildBench)
+		if dir, ok, err := testenv.KeptBenchDir(filepath.Join(repo.DirName, repo.ConfigFile), buildBench); ok {
+			if benchErr = err; err == nil {
+				benchRepo, benchErr = repo.Open(filepath.Join(dir, repo.DirName))
+			}
 			return
 		}
 		base := os.TempDir()
@@ -81,22 +84,6 @@ func benchRepository(b *testing.B) *repo.Repo {
 		b.Fatal(benchErr)
 	}
 	return benchRepo
-}
-
-// keptRepository opens the benchmark repository kept in dir (PIPEWHY_BENCH_DIR), building
-// it there first when dir holds none, so that the same repository serves several runs and
-// the command line ('pipewhy why --repo DIR ...', 'pipewhy report --repo DIR'). It is not
-// removed afterwards.
-func keptRepository(dir string, build func(string) error) (*repo.Repo, error) {
-	if _, err := os.Stat(filepath.Join(dir, repo.DirName, repo.ConfigFile)); err != nil {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
-		}
-		if err := build(dir); err != nil {
-			return nil, err
-		}
-	}
-	return repo.Open(filepath.Join(dir, repo.DirName))
 }
 
 func buildBench(dir string) error {
