@@ -12,6 +12,7 @@ import (
 	"github.com/pipewhy/pipewhy/scan"
 	"github.com/pipewhy/pipewhy/snapshot"
 	"github.com/pipewhy/pipewhy/source"
+	"github.com/pipewhy/pipewhy/why"
 	"github.com/spf13/cobra"
 )
 
@@ -219,6 +220,10 @@ func scanWithProgress(ctx context.Context, s streams, r *repo.Repo, o scan.Optio
 	stagingNote(s.err, r.Store())
 	if err != nil {
 		return nil, withExit(ExitError, err)
+	}
+	// Summarized now, the scan costs the next 'pipewhy why' or report nothing to read.
+	if err := why.Record(r, res.ID); err != nil {
+		fmt.Fprintf(s.err, "pipewhy: note: the summary index was not updated: %v\n", err)
 	}
 	return res, nil
 }
