@@ -264,7 +264,7 @@ func (d *direct) digest(rec arrow.RecordBatch) (n int, sum fingerprint.Digest, c
 				return 0, sum, nil, false, nil, nil
 			}
 		case dTimestamp:
-			if _, isA := arr.(*array.Timestamp); !isA || !arrow.TypeEqual(arr.DataType(), c.ts) {
+			if a, isA := arr.(*array.Timestamp); !isA || !arrow.TypeEqual(arr.DataType(), c.ts) || len(a.Values()) != n {
 				return 0, sum, nil, false, nil, nil
 			}
 		case dRest:
