@@ -103,6 +103,18 @@ func BenchmarkColumnarKernels(b *testing.B) {
 		run("text"+uitoa(uint64(size)), func() { check(Strings(k, tile, 3, normalize.Text, offs, data, Validity{})) })
 	}
 	run("timestamp-frames", func() { check(k.Frames(tile, 4, n, utc)) })
+	// The same instants' kind of values as counts: random microseconds in 1970..2100.
+	us := make([]int64, n)
+	for i := range us {
+		us[i] = rng.Int64N(4_102_444_800_000_000)
+	}
+	ts := func(_ Digest, inRange bool, err error) {
+		if err != nil || !inRange {
+			b.Fatal(err, inRange)
+		}
+	}
+	run("timestamp-us-utc", func() { ts(Timestamps(k, tile, 4, us, 1_000_000, TimestampUTC, Validity{})) })
+	run("timestamp-us-naive", func() { ts(Timestamps(k, tile, 4, us, 1_000_000, TimestampNaive, Validity{})) })
 	run("decimal-frames", func() { check(k.Frames(tile, 5, n, dec)) })
 	for _, cols := range []int{1, 5, 13, 32} {
 		kc, err := NewColumnar(mustWideContext(b, cols), firstIDs(cols))

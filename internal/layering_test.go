@@ -36,7 +36,7 @@ var allowed = map[string][]string{
 	"canonical":          {},
 	"canonical/arrowio":  {"internal/arrowfb"},
 	"source":             {"internal/civil", "internal/hugemem", "internal/arrowfb", "internal/decimaltext"},
-	"fingerprint":        {"normalize", "arrays", "internal/hugemem"},
+	"fingerprint":        {"normalize", "arrays", "internal/civil", "internal/hugemem"},
 	"repo":               {"snapshot", "source", "fingerprint", "normalize", "arrays"},
 	"scan":               {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo", "lineage"},
 	"incident":           {"snapshot", "fingerprint", "normalize", "arrays", "repo", "config", "lineage", "why", "internal/tablefp", "internal/chain"},

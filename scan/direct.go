@@ -20,11 +20,14 @@ import (
 //
 // The kernels take the columns whose C2 payload is the Arrow value itself: integers,
 // float64 under strict profiles, booleans, date32, and strings whose bytes in the batch
-// are all ASCII (so valid UTF-8 and NFC under every profile). Every other column (and
-// every column of a dictionary type) is C2-encoded by a columnar.Encoder of those
-// columns alone, and its frames are hashed by Columnar.Frames. A batch whose arrays do
-// not have the planned types, or whose string columns hold a non-ASCII byte, is refused
-// (ok false): the caller then encodes and digests it the general way. Either way the
+// are all ASCII (so valid UTF-8 and NFC under every profile); and naive or UTC
+// timestamps of any unit (nanoseconds under extension profiles), whose payload is the
+// civil time of the count, the same under every profile. Every other column (other
+// zones, and every column of a dictionary type) is C2-encoded by a columnar.Encoder of
+// those columns alone, and its frames are hashed by Columnar.Frames. A batch whose
+// arrays do not have the planned types, whose string columns hold a non-ASCII byte, or
+// whose timestamps hold a value outside years 1..9999, is refused (ok false): the
+// caller then encodes and digests it the general way (and reports C2's error). Either way the
 // digests are the ones the engine computes from the C2 records (tested on random
 // batches of every planned kind).
 //
@@ -61,11 +64,17 @@ const (
 	dDate32
 	dString
 	dLargeString
+	dTimestamp
 )
 
 type directCol struct {
 	arrow int // the Arrow column index
 	kind  directKind
+	// dTimestamp: the planned type (a batch's must equal it), its unit as counts per
+	// second, its zone
+	ts        *arrow.TimestampType
+	perSecond int64
+	zone      fingerprint.TimestampZone
 }
 
 // newDirect plans the direct path for schema, whose column i is field ids[i], under ctx
@@ -95,8 +104,10 @@ func newDirect(ctx fingerprint.Context, schema *arrow.Schema, ids []uint64, prof
 			return nil, nil
 		}
 		tileIDs[c] = f.ID
-		kind := directKindOf(schema.Field(ai).Type, profile)
-		d.cols = append(d.cols, directCol{arrow: ai, kind: kind})
+		dc := directColOf(schema.Field(ai).Type, profile)
+		dc.arrow = ai
+		kind := dc.kind
+		d.cols = append(d.cols, dc)
 		if kind == dRest {
 			restCols[ai] = columnar.Column{Index: ai, Field: normalize.FieldID(f.ID), Treatment: columnar.Encode}
 			d.restCols = append(d.restCols, c)
@@ -119,7 +130,47 @@ func newDirect(ctx fingerprint.Context, schema *arrow.Schema, ids []uint64, prof
 	return d, nil
 }
 
-// directKindOf returns the kernel of an Arrow type under profile.
+// directColOf returns the kernel of an Arrow type under profile (the arrow index unset).
+func directColOf(t arrow.DataType, profile normalize.Profile) directCol {
+	if ts, ok := t.(*arrow.TimestampType); ok {
+		return timestampCol(ts, profile)
+	}
+	return directCol{kind: directKindOf(t, profile)}
+}
+
+// timestampCol plans a timestamp column: naive and UTC zones in every unit, nanoseconds
+// only under extension profiles (else the encoder reports C2's refusal). Other zones
+// take the rest encoder: their payloads carry per-value offsets and folds (IANA) or a
+// zone name other than "UTC" that logical profiles rewrite (fixed offsets).
+func timestampCol(ts *arrow.TimestampType, profile normalize.Profile) directCol {
+	dc := directCol{kind: dTimestamp, ts: ts}
+	switch ts.TimeZone {
+	case "":
+		dc.zone = fingerprint.TimestampNaive
+	case "UTC", "+00:00", "-00:00": // datetime.timezone.utc (normalize/columnar maps all three)
+		dc.zone = fingerprint.TimestampUTC
+	default:
+		return directCol{kind: dRest}
+	}
+	switch ts.Unit {
+	case arrow.Second:
+		dc.perSecond = 1
+	case arrow.Millisecond:
+		dc.perSecond = 1_000
+	case arrow.Microsecond:
+		dc.perSecond = 1_000_000
+	case arrow.Nanosecond:
+		if !profile.Extended() {
+			return directCol{kind: dRest}
+		}
+		dc.perSecond = 1_000_000_000
+	default:
+		return directCol{kind: dRest}
+	}
+	return dc
+}
+
+// directKindOf returns the kernel of an Arrow type under profile, timestamps aside.
 func directKindOf(t arrow.DataType, profile normalize.Profile) directKind {
 	switch t.(type) {
 	case *arrow.Int8Type:
@@ -212,6 +263,10 @@ func (d *direct) digest(rec arrow.RecordBatch) (n int, sum fingerprint.Digest, c
 			if !isA || !asciiRange(a.ValueOffsets(), stringData(arr)) {
 				return 0, sum, nil, false, nil, nil
 			}
+		case dTimestamp:
+			if a, isA := arr.(*array.Timestamp); !isA || !arrow.TypeEqual(arr.DataType(), c.ts) || len(a.Values()) != n {
+				return 0, sum, nil, false, nil, nil
+			}
 		case dRest:
 		default:
 			if !directTypeMatches(c.kind, arr) {
@@ -223,65 +278,89 @@ func (d *direct) digest(rec arrow.RecordBatch) (n int, sum fingerprint.Digest, c
 		d.tile = fingerprint.NewTile(n, len(d.cols))
 	}
 	t := fingerprint.Tile{Digests: d.tile.Digests[:n*len(d.cols)], Cols: len(d.cols)}
-	if d.rest != nil {
-		if err := d.restFrames(rec); err != nil {
-			return 0, sum, nil, true, err, nil
-		}
-	}
+	// The kernels first, the rest columns after: a timestamp C2 refuses sends the batch
+	// to the general path before any encoding, which then reports the first refused
+	// value of the batch whatever its column.
 	k := d.k
-	for c, dc := range d.cols {
-		arr := rec.Column(dc.arrow)
-		v := validity(arr)
-		var s fingerprint.Digest
-		switch dc.kind {
-		case dInt8:
-			s, err = fingerprint.Ints(k, t, c, arr.(*array.Int8).Int8Values(), v)
-		case dInt16:
-			s, err = fingerprint.Ints(k, t, c, arr.(*array.Int16).Int16Values(), v)
-		case dInt32:
-			s, err = fingerprint.Ints(k, t, c, arr.(*array.Int32).Int32Values(), v)
-		case dInt64:
-			s, err = fingerprint.Ints(k, t, c, arr.(*array.Int64).Int64Values(), v)
-		case dUint8:
-			s, err = fingerprint.Uints(k, t, c, arr.(*array.Uint8).Uint8Values(), v)
-		case dUint16:
-			s, err = fingerprint.Uints(k, t, c, arr.(*array.Uint16).Uint16Values(), v)
-		case dUint32:
-			s, err = fingerprint.Uints(k, t, c, arr.(*array.Uint32).Uint32Values(), v)
-		case dUint64:
-			s, err = fingerprint.Uints(k, t, c, arr.(*array.Uint64).Uint64Values(), v)
-		case dFloat64:
-			f := arr.(*array.Float64).Float64Values()
-			var bits []uint64
-			if len(f) > 0 {
-				bits = unsafe.Slice((*uint64)(unsafe.Pointer(&f[0])), len(f))
+	for pass := range 2 {
+		if pass == 1 {
+			if d.rest == nil {
+				break
 			}
-			s, err = fingerprint.Words(k, t, c, normalize.Float64, bits, v)
-		case dDate32:
-			s, err = fingerprint.Words(k, t, c, normalize.Date, arr.(*array.Date32).Date32Values(), v)
-		case dBool:
-			var bits []byte
-			if b := arr.Data().Buffers()[1]; b != nil {
-				bits = b.Bytes()
+			if err := d.restFrames(rec); err != nil {
+				return 0, sum, nil, true, err, nil
 			}
-			s, err = k.Bools(t, c, n, bits, arr.Data().Offset(), v)
-		case dString:
-			s, err = fingerprint.Strings(k, t, c, normalize.Text, arr.(*array.String).ValueOffsets(), stringData(arr), v)
-		case dLargeString:
-			s, err = fingerprint.Strings(k, t, c, normalize.Text, arr.(*array.LargeString).ValueOffsets(), stringData(arr), v)
-		case dRest:
-			s, err = k.Frames(t, c, n, d.frames[c])
 		}
-		if err != nil {
-			return 0, sum, nil, true, nil, err
+		for c, dc := range d.cols {
+			if (dc.kind == dRest) != (pass == 1) {
+				continue
+			}
+			s, ok, err := d.column(rec, t, c, n)
+			if !ok || err != nil {
+				return 0, sum, nil, ok, nil, err
+			}
+			d.sums[c] = s
 		}
-		d.sums[c] = s
 	}
 	if cap(d.recs) < n {
 		d.recs = make([]fingerprint.Digest, n)
 	}
 	sum, err = k.Records(d.recs[:n], t, 0)
 	return n, sum, d.sums, true, nil, err
+}
+
+// column fills tile column c of t from rec's n rows with its kernel and returns the sums
+// of its field digests; ok is false when the batch must take the general path.
+func (d *direct) column(rec arrow.RecordBatch, t fingerprint.Tile, c, n int) (s fingerprint.Digest, ok bool, err error) {
+	k, dc := d.k, d.cols[c]
+	arr := rec.Column(dc.arrow)
+	v := validity(arr)
+	switch dc.kind {
+	case dInt8:
+		s, err = fingerprint.Ints(k, t, c, arr.(*array.Int8).Int8Values(), v)
+	case dInt16:
+		s, err = fingerprint.Ints(k, t, c, arr.(*array.Int16).Int16Values(), v)
+	case dInt32:
+		s, err = fingerprint.Ints(k, t, c, arr.(*array.Int32).Int32Values(), v)
+	case dInt64:
+		s, err = fingerprint.Ints(k, t, c, arr.(*array.Int64).Int64Values(), v)
+	case dUint8:
+		s, err = fingerprint.Uints(k, t, c, arr.(*array.Uint8).Uint8Values(), v)
+	case dUint16:
+		s, err = fingerprint.Uints(k, t, c, arr.(*array.Uint16).Uint16Values(), v)
+	case dUint32:
+		s, err = fingerprint.Uints(k, t, c, arr.(*array.Uint32).Uint32Values(), v)
+	case dUint64:
+		s, err = fingerprint.Uints(k, t, c, arr.(*array.Uint64).Uint64Values(), v)
+	case dFloat64:
+		f := arr.(*array.Float64).Float64Values()
+		var bits []uint64
+		if len(f) > 0 {
+			bits = unsafe.Slice((*uint64)(unsafe.Pointer(&f[0])), len(f))
+		}
+		s, err = fingerprint.Words(k, t, c, normalize.Float64, bits, v)
+	case dDate32:
+		s, err = fingerprint.Words(k, t, c, normalize.Date, arr.(*array.Date32).Date32Values(), v)
+	case dBool:
+		var bits []byte
+		if b := arr.Data().Buffers()[1]; b != nil {
+			bits = b.Bytes()
+		}
+		s, err = k.Bools(t, c, n, bits, arr.Data().Offset(), v)
+	case dString:
+		s, err = fingerprint.Strings(k, t, c, normalize.Text, arr.(*array.String).ValueOffsets(), stringData(arr), v)
+	case dLargeString:
+		s, err = fingerprint.Strings(k, t, c, normalize.Text, arr.(*array.LargeString).ValueOffsets(), stringData(arr), v)
+	case dTimestamp:
+		var inRange bool
+		s, inRange, err = fingerprint.Timestamps(k, t, c, arr.(*array.Timestamp).Values(), dc.perSecond, dc.zone, v)
+		if err == nil && !inRange {
+			return s, false, nil // a value C2 refuses: the general path reports it
+		}
+	case dRest:
+		s, err = k.Frames(t, c, n, d.frames[c])
+	}
+	return s, true, err
 }
 
 // directTypeMatches reports whether arr is the array type kind's kernel reads.

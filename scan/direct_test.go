@@ -20,7 +20,7 @@ import (
 )
 
 // directSchema has a column of every kind the direct path plans, and columns it leaves
-// to the rest encoder (timestamp, decimal, float32).
+// to the rest encoder (an IANA timestamp, decimal, float32).
 var directSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "i8", Type: arrow.PrimitiveTypes.Int8, Nullable: true},
 	{Name: "i16", Type: arrow.PrimitiveTypes.Int16, Nullable: true},
@@ -36,6 +36,8 @@ var directSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
 	{Name: "ls", Type: arrow.BinaryTypes.LargeString, Nullable: true},
 	{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Microsecond}, Nullable: true},
+	{Name: "tsu", Type: &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}, Nullable: true},
+	{Name: "tsz", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "Europe/Berlin"}, Nullable: true},
 	{Name: "dec", Type: &arrow.Decimal128Type{Precision: 12, Scale: 3}, Nullable: true},
 }, nil)
 
@@ -96,7 +98,8 @@ func randDirectBatch(r *rand.Rand, mem memory.Allocator, n int, nonASCII bool) a
 			case *array.LargeStringBuilder:
 				fb.Append(text())
 			case *array.TimestampBuilder:
-				fb.Append(arrow.Timestamp(r.Int64N(4e15)))
+				ts := fb.Type().(*arrow.TimestampType)
+				fb.Append(arrow.Timestamp(randTimestamp(r, tsPerSecond(ts.Unit), ts.TimeZone != "" && ts.TimeZone != "UTC")))
 			case *array.Decimal128Builder:
 				fb.Append(decimal128.FromI64(r.Int64N(1e11) - 5e10))
 			}
@@ -110,12 +113,12 @@ func randDirectBatch(r *rand.Rand, mem memory.Allocator, n int, nonASCII bool) a
 	return rec.NewSlice(int64(r.IntN(n/2)), int64(n))
 }
 
-// directContext is the v2 context of directSchema with field ids ids (ids[i] is Arrow
-// column i's).
-func directContext(t *testing.T, ids []uint64, profile normalize.Profile) fingerprint.Context {
+// directContext is the v2 context of schema with field ids ids (ids[i] is Arrow column
+// i's).
+func directContext(t *testing.T, schema *arrow.Schema, ids []uint64, profile normalize.Profile) fingerprint.Context {
 	t.Helper()
 	sd := fingerprint.SchemaDescriptor{RenamePolicy: fingerprint.RenameKeepsIdentity}
-	for i, f := range directSchema.Fields() {
+	for i, f := range schema.Fields() {
 		vt, ok := valueType(f.Type)
 		if !ok {
 			t.Fatalf("column %s: no value type", f.Name)
@@ -150,30 +153,9 @@ func TestDirectMatchesEngine(t *testing.T) {
 		if round%2 == 1 {
 			r.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
 		}
-		ctx := directContext(t, ids, profile)
-		d, err := newDirect(ctx, directSchema, ids, profile)
-		if err != nil || d == nil {
-			t.Fatalf("round %d: newDirect: %v %v", round, d, err)
-		}
-		cols := make([]columnar.Column, len(ids))
-		for i, id := range ids {
-			cols[i] = columnar.Column{Index: i, Field: normalize.FieldID(id), Treatment: columnar.Encode}
-		}
-		enc, err := columnar.NewEncoder(directSchema, cols, profile)
-		if err != nil {
-			t.Fatal(err)
-		}
 		nonASCII := round%3 == 2
 		rec := randDirectBatch(r, mem, r.IntN(300), nonASCII)
 		what := fmt.Sprintf("round %d (%s, %d rows)", round, profile.Name(), rec.NumRows())
-		n, sum, sums, ok, encErr, fpErr := d.digest(rec)
-		if encErr != nil || fpErr != nil {
-			t.Fatalf("%s: %v %v", what, encErr, fpErr)
-		}
-		b := &normalize.RecordBatch{ProfileID: profile.ID()}
-		if err := enc.Append(b, rec); err != nil {
-			t.Fatal(err)
-		}
 		hasNonASCII := false
 		for _, name := range []string{"s", "ls"} {
 			a := rec.Column(directSchema.FieldIndices(name)[0])
@@ -183,34 +165,67 @@ func TestDirectMatchesEngine(t *testing.T) {
 				}
 			}
 		}
+		ok := checkDirect(t, what, directSchema, ids, profile, rec)
+		rec.Release()
 		if ok == hasNonASCII {
 			t.Fatalf("%s: direct path took the batch: %v; the batch has a non-ASCII value: %v", what, ok, hasNonASCII)
 		}
-		rec.Release()
-		if !ok {
-			continue
-		}
-		taken++
-		eng, err := fingerprint.NewEngine(ctx, fingerprint.Options{Columns: true, TrustedFrames: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := eng.Run(context.Background(), func(yield func(*normalize.RecordBatch, error) bool) { yield(b, nil) })
-		if err != nil {
-			t.Fatal(err)
-		}
-		if uint64(n) != want.State.Count() || !sumEqual(want.State, sum) {
-			t.Fatalf("%s: direct %d records %v, engine %v", what, n, sum, want.State.Words())
-		}
-		for x, c := range want.Columns {
-			if !sumEqual(c.State, sums[x]) {
-				t.Fatalf("%s: column %d (field %d) sums differ", what, x, c.Field)
-			}
+		if ok {
+			taken++
 		}
 	}
 	if taken < 10 {
 		t.Fatalf("the direct path took %d batches of 24", taken)
 	}
+}
+
+// checkDirect digests rec (of schema, Arrow column i field ids[i]) on the direct path
+// under profile and, when the path takes it, compares the record count, dataset sum
+// and column sums with what the engine computes from the C2 records the columnar
+// encoder makes of rec. It returns whether the path took the batch.
+func checkDirect(t *testing.T, what string, schema *arrow.Schema, ids []uint64, profile normalize.Profile, rec arrow.RecordBatch) bool {
+	t.Helper()
+	ctx := directContext(t, schema, ids, profile)
+	d, err := newDirect(ctx, schema, ids, profile)
+	if err != nil || d == nil {
+		t.Fatalf("%s: newDirect: %v %v", what, d, err)
+	}
+	n, sum, sums, ok, encErr, fpErr := d.digest(rec)
+	if encErr != nil || fpErr != nil {
+		t.Fatalf("%s: %v %v", what, encErr, fpErr)
+	}
+	if !ok {
+		return false
+	}
+	cols := make([]columnar.Column, len(ids))
+	for i, id := range ids {
+		cols[i] = columnar.Column{Index: i, Field: normalize.FieldID(id), Treatment: columnar.Encode}
+	}
+	enc, err := columnar.NewEncoder(schema, cols, profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &normalize.RecordBatch{ProfileID: profile.ID()}
+	if err := enc.Append(b, rec); err != nil {
+		t.Fatalf("%s: the encoder refuses a batch the direct path took: %v", what, err)
+	}
+	eng, err := fingerprint.NewEngine(ctx, fingerprint.Options{Columns: true, TrustedFrames: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := eng.Run(context.Background(), func(yield func(*normalize.RecordBatch, error) bool) { yield(b, nil) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if uint64(n) != want.State.Count() || !sumEqual(want.State, sum) {
+		t.Fatalf("%s: direct %d records %v, engine %v", what, n, sum, want.State.Words())
+	}
+	for x, c := range want.Columns {
+		if !sumEqual(c.State, sums[x]) {
+			t.Fatalf("%s: column %d (field %d) sums differ", what, x, c.Field)
+		}
+	}
+	return true
 }
 
 func isASCII(s string) bool {

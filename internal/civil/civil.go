@@ -35,3 +35,33 @@ func DaysInMonth(y, m int64) int64 {
 	}
 	return 31
 }
+
+// FromDays is the inverse of DaysFromCivil, by Neri and Schneider's Euclidean
+// affine functions ("Euclidean affine functions and their application to calendar
+// algorithms", 2022): a handful of multiplications instead of divisions. It is exact
+// for every day from 0001-01-01 to 9999-12-31 and far beyond (tested exhaustively over
+// that range against the time package); callers stay within ±2**31 days of it.
+func FromDays(z int64) (y, m, d int64) {
+	const (
+		s = 82
+		k = 719468 + 146097*s // shifts the epoch so that n is nonnegative
+		l = 400 * s
+	)
+	n := uint32(z + k)
+	n1 := 4*n + 3
+	c := n1 / 146097
+	nc := n1 % 146097 / 4
+	n2 := 4*nc + 3
+	p2 := uint64(2939745) * uint64(n2)
+	zz := uint32(p2 >> 32)
+	ny := uint32(p2) / 2939745 / 4
+	yy := 100*c + zz
+	n3 := 2141*ny + 197913
+	mm := n3 >> 16
+	dd := n3 & 0xffff / 2141
+	if ny >= 306 {
+		yy++
+		mm -= 12
+	}
+	return int64(yy) - l, int64(mm), int64(dd) + 1
+}

@@ -40,6 +40,9 @@ func TestAgainstTime(t *testing.T) {
 		if got := DaysFromCivil(y, m, d); got != want {
 			t.Fatalf("DaysFromCivil(%d-%d-%d) = %d, want %d", y, m, d, got, want)
 		}
+		if gy, gm, gd := FromDays(want); gy != y || gm != m || gd != d {
+			t.Fatalf("FromDays(%d) = %d-%d-%d, want %d-%d-%d", want, gy, gm, gd, y, m, d)
+		}
 		if next := time.Date(int(y), time.Month(m), int(d)+1, 0, 0, 0, 0, time.UTC); d == DaysInMonth(y, m) && next.Day() != 1 {
 			t.Fatalf("%d-%d has more than %d days", y, m, d)
 		}

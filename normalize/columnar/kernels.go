@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/pipewhy/pipewhy/internal/civil"
 	"github.com/pipewhy/pipewhy/normalize"
 )
 
@@ -304,7 +305,7 @@ func (p *plan) putTimestamp(w []uint64, x int64, logical bool) uint64 {
 	days := floorDiv(wall, usPerDay)
 	rem := wall - days*usPerDay
 	if days != p.day {
-		p.dayY, p.dayM, p.dayD = civilFromDays(days)
+		p.dayY, p.dayM, p.dayD = civil.FromDays(days)
 		p.day = days
 	}
 	y, m, d := p.dayY, p.dayM, p.dayD

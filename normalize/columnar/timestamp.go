@@ -15,36 +15,6 @@ const (
 	nsPerDay = 86_400 * 1_000_000_000
 )
 
-// civilFromDays is the inverse of civil.DaysFromCivil, by Neri and Schneider's Euclidean
-// affine functions ("Euclidean affine functions and their application to calendar
-// algorithms", 2022): a handful of multiplications instead of divisions. It is exact
-// for every day from 0001-01-01 to 9999-12-31 and far beyond (tested exhaustively over
-// that range against the time package); callers stay within ±2**31 days of it.
-func civilFromDays(z int64) (y, m, d int64) {
-	const (
-		s = 82
-		k = 719468 + 146097*s // shifts the epoch so that n is nonnegative
-		l = 400 * s
-	)
-	n := uint32(z + k)
-	n1 := 4*n + 3
-	c := n1 / 146097
-	nc := n1 % 146097 / 4
-	n2 := 4*nc + 3
-	p2 := uint64(2939745) * uint64(n2)
-	zz := uint32(p2 >> 32)
-	ny := uint32(p2) / 2939745 / 4
-	yy := 100*c + zz
-	n3 := 2141*ny + 197913
-	mm := n3 >> 16
-	dd := n3 & 0xffff / 2141
-	if ny >= 306 {
-		yy++
-		mm -= 12
-	}
-	return int64(yy) - l, int64(mm), int64(dd) + 1
-}
-
 func floorDiv(a, b int64) int64 {
 	q := a / b
 	if (a%b != 0) && ((a < 0) != (b < 0)) {
