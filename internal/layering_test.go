@@ -25,23 +25,23 @@ var allowed = map[string][]string{
 	"report":               {"snapshot", "repo", "compare", "lineage", "why", "incident"},
 	"internal/browsertest": {"internal/testenv"}, // imported by tests only (testOnly)
 
-	"normalize":          {"internal/civil"},
+	"normalize":          {"internal/civil", "internal/errcode"},
 	"normalize/columnar": {"canonical", "internal/civil", "internal/decimaltext"}, // NESTED values are graphforge-canonical/1 bytes
 	"normalize/c2text":   {},                                                      // C2 values as text for people: normalize only
 	"source/duckdb":      {},
 	"source/postgres":    {},
 	"source/mysql":       {"internal/civil"},
-	"arrays":             {},
+	"arrays":             {"internal/errcode"},
 	"snapshot":           {"internal/hugemem"},
-	"canonical":          {},
+	"canonical":          {"internal/errcode"},
 	"canonical/arrowio":  {"internal/arrowfb"},
-	"source":             {"internal/civil", "internal/hugemem", "internal/arrowfb", "internal/decimaltext"},
-	"fingerprint":        {"normalize", "arrays", "internal/hugemem"},
-	"repo":               {"snapshot", "source", "fingerprint", "normalize", "arrays"},
-	"scan":               {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo", "lineage"},
+	"source":             {"internal/civil", "internal/hugemem", "internal/arrowfb", "internal/decimaltext", "internal/errcode"},
+	"fingerprint":        {"normalize", "arrays", "internal/hugemem", "internal/errcode"},
+	"repo":               {"snapshot", "source", "fingerprint", "normalize", "arrays", "internal/errcode"},
+	"scan":               {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo", "lineage", "internal/errcode"},
 	"incident":           {"snapshot", "fingerprint", "normalize", "arrays", "repo", "config", "lineage", "why", "internal/tablefp", "internal/chain"},
 	"why":                {"snapshot", "fingerprint", "normalize", "arrays", "repo", "scan", "source", "compare", "lineage"},
-	"lineage":            {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo", "config", "internal/tablefp", "internal/chain"},
+	"lineage":            {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo", "config", "internal/tablefp", "internal/chain", "internal/errcode"},
 	"compare":            {"snapshot", "fingerprint", "normalize", "repo", "source"}, // source: type names (no adapter, no scan)
 	"compare/live":       {"snapshot", "fingerprint", "normalize", "repo", "scan", "source"},
 	"examples":           {},

@@ -1,8 +1,9 @@
 package lineage
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/pipewhy/pipewhy/internal/errcode"
 )
 
 // Code is a stable error code. Codes are only ever appended, never renamed or reused.
@@ -56,9 +57,4 @@ func (e *Error) Is(target error) bool {
 }
 
 // CodeOf returns the code of the first *Error in err's chain, or "".
-func CodeOf(err error) Code {
-	if e, ok := errors.AsType[*Error](err); ok {
-		return e.Code
-	}
-	return ""
-}
+func CodeOf(err error) Code { return errcode.As[*Error, Code](err) }

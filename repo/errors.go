@@ -1,8 +1,9 @@
 package repo
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/pipewhy/pipewhy/internal/errcode"
 )
 
 // Code is a stable error code. Codes are only ever appended, never renamed or reused.
@@ -64,9 +65,4 @@ var (
 )
 
 // CodeOf returns the code of the first *Error in err's chain, or "".
-func CodeOf(err error) Code {
-	if e, ok := errors.AsType[*Error](err); ok {
-		return e.Code
-	}
-	return ""
-}
+func CodeOf(err error) Code { return errcode.As[*Error, Code](err) }

@@ -1,8 +1,9 @@
 package scan
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/pipewhy/pipewhy/internal/errcode"
 )
 
 // Code is a stable error code. Codes are only ever appended, never renamed or reused.
@@ -55,12 +56,7 @@ func (e *Error) Is(target error) bool {
 
 // CodeOf returns the code of the first error of this package (*Error or
 // *DuplicateKeyError) in err's chain, or "".
-func CodeOf(err error) Code {
-	if e, ok := errors.AsType[coded](err); ok {
-		return Code(e.ErrorCode())
-	}
-	return ""
-}
+func CodeOf(err error) Code { return errcode.As[coded, Code](err) }
 
 // coded is what this package's two error types have in common; only they implement its
 // unexported method.

@@ -43,7 +43,7 @@ func Exclude(op, src string, names, exclude []string) (keep []bool, excluded []s
 			}
 		}
 		if !found {
-			return nil, nil, &Error{Code: CodeNotFound, Op: op, Source: src, Detail: fmt.Sprintf("excluded column %q does not exist", x)}
+			return nil, nil, &Error{Code: CodeNotFound, Op: op, Source: src, Msg: fmt.Sprintf("excluded column %q does not exist", x)}
 		}
 	}
 	for i, n := range names {

@@ -19,7 +19,7 @@ func TestExclude(t *testing.T) {
 	}
 	_, _, err = Exclude("csv open", "csv:/x.csv", names, []string{"a", "nope"})
 	e, ok := errors.AsType[*Error](err)
-	if !ok || e.Code != CodeNotFound || e.Op != "csv open" || e.Source != "csv:/x.csv" || e.Detail != `excluded column "nope" does not exist` {
+	if !ok || e.Code != CodeNotFound || e.Op != "csv open" || e.Source != "csv:/x.csv" || e.Msg != `excluded column "nope" does not exist` {
 		t.Fatalf("unknown column: %#v", err)
 	}
 }
@@ -73,7 +73,7 @@ func TestRedactAddress(t *testing.T) {
 }
 
 func TestScrubError(t *testing.T) {
-	cause := &Error{Code: CodeAuth, Detail: "password s3cret refused", Err: io.EOF}
+	cause := &Error{Code: CodeAuth, Msg: "password s3cret refused", Err: io.EOF}
 	err := ScrubError(cause, "s3cret")
 	if strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "password xxxxx refused") {
 		t.Errorf("scrubbed text %q", err)

@@ -58,16 +58,16 @@ func (b *fileBase) closeFile(op string) error {
 // columns; the caller still owns rec.
 func (b *fileBase) project(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 	if int(rec.NumCols()) < len(b.keep) {
-		return nil, &Error{Code: CodeCorrupt, Op: "project", Source: b.a.String(), Detail: "record batch has fewer columns than the schema"}
+		return nil, &Error{Code: CodeCorrupt, Op: "project", Source: b.a.String(), Msg: "record batch has fewer columns than the schema"}
 	}
 	cols := make([]arrow.Array, len(b.keep))
 	for i, k := range b.keep {
 		if k >= int(rec.NumCols()) {
-			return nil, &Error{Code: CodeCorrupt, Op: "project", Source: b.a.String(), Detail: "record batch has fewer columns than the schema"}
+			return nil, &Error{Code: CodeCorrupt, Op: "project", Source: b.a.String(), Msg: "record batch has fewer columns than the schema"}
 		}
 		cols[i] = rec.Column(k)
 		if !arrow.TypeEqual(cols[i].DataType(), b.schema.Field(i).Type) {
-			return nil, &Error{Code: CodeCorrupt, Op: "project", Source: b.a.String(), Detail: fmt.Sprintf("column %q batch type differs from the schema", b.schema.Field(i).Name)}
+			return nil, &Error{Code: CodeCorrupt, Op: "project", Source: b.a.String(), Msg: fmt.Sprintf("column %q batch type differs from the schema", b.schema.Field(i).Name)}
 		}
 	}
 	return array.NewRecordBatch(b.schema, cols, rec.NumRows()), nil
@@ -82,8 +82,8 @@ func (b *fileBase) fatal(err error) error {
 }
 
 func errDetail(err error) string {
-	if e, ok := err.(*Error); ok && e.Detail != "" {
-		return e.Detail
+	if e, ok := err.(*Error); ok && e.Msg != "" {
+		return e.Msg
 	}
 	return "see error"
 }
@@ -97,7 +97,7 @@ func buildSchema(op string, a Address, sc *arrow.Schema, exclude []string, sourc
 	seen := map[string]bool{}
 	for _, n := range names {
 		if seen[n] {
-			return nil, nil, nil, &Error{Code: CodeDuplicate, Op: op, Source: a.String(), Detail: fmt.Sprintf("column %q appears twice", n)}
+			return nil, nil, nil, &Error{Code: CodeDuplicate, Op: op, Source: a.String(), Msg: fmt.Sprintf("column %q appears twice", n)}
 		}
 		seen[n] = true
 	}
@@ -112,7 +112,7 @@ func buildSchema(op string, a Address, sc *arrow.Schema, exclude []string, sourc
 			continue
 		}
 		if !validName(f.Name) {
-			return nil, nil, nil, &Error{Code: CodeSchema, Op: op, Source: a.String(), Detail: fmt.Sprintf("column %d has an empty or non-UTF-8 name", i+1)}
+			return nil, nil, nil, &Error{Code: CodeSchema, Op: op, Source: a.String(), Msg: fmt.Sprintf("column %d has an empty or non-UTF-8 name", i+1)}
 		}
 		if err := checkSupported(op, a, f); err != nil {
 			return nil, nil, nil, err

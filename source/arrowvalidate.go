@@ -147,7 +147,7 @@ func (b *fileBase) screen(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 			}
 			c, err := array.Concatenate(chunks, b.opts.Allocator)
 			if err != nil {
-				return nil, b.fatal(&Error{Code: CodeIO, Op: "screen", Source: b.a.String(), Detail: "cannot drop invalid rows", Err: err})
+				return nil, b.fatal(&Error{Code: CodeIO, Op: "screen", Source: b.a.String(), Msg: "cannot drop invalid rows", Err: err})
 			}
 			cols[ci] = c
 		}

@@ -22,7 +22,7 @@ func inferJSON(ctx context.Context, a Address, c *byteCounter, size int64, opts 
 	op := string(a.Kind) + " infer"
 	rd, err := newRecords(a, c, opts.MaxLineBytes)
 	if err != nil {
-		return nil, nil, nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "seek failed", Err: err}
+		return nil, nil, nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Msg: "seek failed", Err: err}
 	}
 	excluded := map[string]bool{}
 	for _, x := range opts.Exclude {
@@ -77,7 +77,7 @@ func inferJSON(ctx context.Context, a Address, c *byteCounter, size int64, opts 
 	}
 	for _, x := range opts.Exclude {
 		if _, ok := idx[x]; !ok { // before a type failure that excluding x would not cure
-			return nil, nil, nil, &Error{Code: CodeNotFound, Op: op, Source: a.String(), Detail: fmt.Sprintf("excluded column %q does not exist", x)}
+			return nil, nil, nil, &Error{Code: CodeNotFound, Op: op, Source: a.String(), Msg: fmt.Sprintf("excluded column %q does not exist", x)}
 		}
 	}
 	types := make([]colType, len(names))
@@ -89,7 +89,7 @@ func inferJSON(ctx context.Context, a Address, c *byteCounter, size int64, opts 
 		}
 		if code != "" {
 			return nil, nil, nil, &Error{Code: code, Op: op, Source: a.String(),
-				Detail: fmt.Sprintf("column %q: %s; give an explicit schema or exclude it", names[i], why)}
+				Msg: fmt.Sprintf("column %q: %s; give an explicit schema or exclude it", names[i], why)}
 		}
 		types[i], literal[i] = typ, lit
 	}

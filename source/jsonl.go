@@ -90,7 +90,7 @@ func openJSONL(ctx context.Context, a Address, opts Options) (_ Source, err erro
 		}
 	}
 	if s.rd, err = newRecords(a, s.count, opts.MaxLineBytes); err != nil {
-		return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "seek failed", Err: err}
+		return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Msg: "seek failed", Err: err}
 	}
 	s.arr, _ = s.rd.(*arrayScanner)
 	s.schema = arrow.NewSchema(fields, nil)
@@ -124,7 +124,7 @@ func (s *jsonlSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	op := string(s.a.Kind) + " next"
 	if err := ctx.Err(); err != nil {
-		s.stop = &Error{Code: CodeIncomplete, Op: op, Source: s.a.String(), Detail: "cancelled", Err: err}
+		s.stop = &Error{Code: CodeIncomplete, Op: op, Source: s.a.String(), Msg: "cancelled", Err: err}
 		return nil, s.stop
 	}
 	rows := 0

@@ -87,7 +87,7 @@ func newRecords(a Address, c *byteCounter, max int) (jsonRecords, error) {
 func structureFailure(op string, a Address, err error) *Error {
 	var se *structureError
 	if errors.As(err, &se) {
-		return &Error{Code: se.code, Op: op, Source: a.String(), Detail: se.Error()}
+		return &Error{Code: se.code, Op: op, Source: a.String(), Msg: se.Error()}
 	}
-	return &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "read failed", Err: err}
+	return &Error{Code: CodeIO, Op: op, Source: a.String(), Msg: "read failed", Err: err}
 }

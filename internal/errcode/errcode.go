@@ -1,6 +1,9 @@
 package errcode
 
-import "strings"
+import (
+	"errors"
+	"strings"
+)
 
 // Coded is an error with a stable code.
 type Coded interface {
@@ -52,4 +55,16 @@ func Pick(codes []string) string {
 		}
 	}
 	return code
+}
+
+// As returns, as the package's code type C, the code of the first error of type E in
+// err's tree (the one errors.As finds), or "". It is each package's CodeOf, for the codes
+// of its own error types:
+//
+//	func CodeOf(err error) Code { return errcode.As[*Error, Code](err) }
+func As[E Coded, C ~string](err error) C {
+	if e, ok := errors.AsType[E](err); ok {
+		return C(e.ErrorCode())
+	}
+	return ""
 }

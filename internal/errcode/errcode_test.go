@@ -46,3 +46,24 @@ func TestOf(t *testing.T) {
 		}
 	}
 }
+
+type pkgCode string
+
+type other struct{ coded }
+
+func TestAs(t *testing.T) {
+	inner := &coded{code: "PW_INNER"}
+	outer := &other{coded{code: "PW_OUTER", err: fmt.Errorf("x: %w", inner)}}
+	if got := errcode.As[*coded, pkgCode](outer); got != "PW_INNER" {
+		t.Errorf("As[*coded] = %q, want the first *coded in the chain, PW_INNER", got)
+	}
+	if got := errcode.As[*other, pkgCode](outer); got != "PW_OUTER" {
+		t.Errorf("As[*other] = %q, want PW_OUTER", got)
+	}
+	if got := errcode.As[*other, pkgCode](fmt.Errorf("w: %w", inner)); got != "" {
+		t.Errorf("As[*other] of a chain without one = %q, want \"\"", got)
+	}
+	if got := errcode.As[*coded, pkgCode](nil); got != "" {
+		t.Errorf("As(nil) = %q, want \"\"", got)
+	}
+}
