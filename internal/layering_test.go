@@ -22,7 +22,7 @@ const module = "github.com/pipewhy/pipewhy/"
 // internal package only when its rule names it (default deny).
 var allowed = map[string][]string{
 	// The HTML report, over the analyses it shows; a headless browser for tests only.
-	"report":               {"snapshot", "repo", "compare", "lineage", "why", "incident"},
+	"report":               {"snapshot", "repo", "compare", "lineage", "why", "incident", "internal/human"},
 	"internal/browsertest": {"internal/testenv"}, // imported by tests only (testOnly)
 
 	"normalize":          {"internal/civil", "internal/errcode"},
@@ -40,14 +40,14 @@ var allowed = map[string][]string{
 	"repo":               {"snapshot", "source", "fingerprint", "normalize", "arrays", "internal/errcode"},
 	"scan":               {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo", "lineage", "internal/errcode"},
 	"incident":           {"snapshot", "fingerprint", "normalize", "arrays", "repo", "config", "lineage", "why", "internal/tablefp", "internal/chain"},
-	"why":                {"snapshot", "fingerprint", "normalize", "arrays", "repo", "scan", "source", "compare", "lineage"},
+	"why":                {"snapshot", "fingerprint", "normalize", "arrays", "repo", "scan", "source", "compare", "lineage", "internal/human"},
 	"lineage":            {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo", "config", "internal/tablefp", "internal/chain", "internal/errcode"},
 	"compare":            {"snapshot", "fingerprint", "normalize", "repo", "source"}, // source: type names (no adapter, no scan)
 	"compare/live":       {"snapshot", "fingerprint", "normalize", "repo", "scan", "source"},
 	"examples":           {},
 	"config":             {"normalize"},
 	"internal/cli": {"canonical", "compare", "config", "examples", "incident", "lineage", "normalize", "repo",
-		"report", "scan", "snapshot", "source", "why", "internal/errcode"}, // the command: every library package
+		"report", "scan", "snapshot", "source", "why", "internal/errcode", "internal/human"}, // the command: every library package
 	"internal/tablefp": {"fingerprint", "normalize", "snapshot"},
 	"internal/chain":   {"fingerprint", "snapshot", "internal/tablefp"},
 	"internal/cputime": {}, // a leaf: the standard library only
@@ -55,6 +55,7 @@ var allowed = map[string][]string{
 	"internal/civil":   {}, // a leaf: the standard library only
 	"internal/arrowfb": {}, // a leaf: the standard library only
 	"internal/errcode": {}, // a leaf: the standard library only
+	"internal/human":   {}, // a leaf: the standard library only
 	"internal/testenv": {}, // a leaf, and imported by tests only (testOnly)
 	"cmd":              {"internal/cli"},
 	"bench":            {"*"}, // benchmark programs may measure anything

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pipewhy/pipewhy/config"
 	"github.com/pipewhy/pipewhy/incident"
+	"github.com/pipewhy/pipewhy/internal/human"
 	"github.com/pipewhy/pipewhy/lineage"
 	"github.com/pipewhy/pipewhy/why"
 	"github.com/spf13/cobra"
@@ -106,7 +107,7 @@ func printCheck(s streams, asJSON bool, ev *incident.Evaluation, rec []incident.
 		return emitJSON(s, map[string]any{"policy": incident.Policy, "checked": ev.Checked, "problems": rec,
 			"notes": ev.Notes, "open": open})
 	}
-	fmt.Fprintf(s.out, "check  %s  %d artifact%s, %d problem%s\n", incident.Policy, len(ev.Checked), plural(len(ev.Checked)), len(rec), plural(len(rec)))
+	fmt.Fprintf(s.out, "check  %s  %d artifact%s, %d problem%s\n", incident.Policy, len(ev.Checked), human.Plural(len(ev.Checked)), len(rec), human.Plural(len(rec)))
 	for _, r := range rec {
 		state := map[string]string{"new": "new", "again": "seen again", "reopened": "reopened", "known": "already recorded"}[r.State]
 		fmt.Fprintf(s.out, "  #%-3d %-16s %-18s %-16s %s\n", r.Incident, r.Problem.Artifact, r.Problem.Reason, state, r.Problem.Summary)
@@ -118,13 +119,6 @@ func printCheck(s streams, asJSON bool, ev *incident.Evaluation, rec []incident.
 		fmt.Fprintln(s.out, "no open incident")
 		return nil
 	}
-	fmt.Fprintf(s.out, "%d open incident%s for these artifacts (pipewhy incidents; pipewhy incidents resolve ID)\n", len(open), plural(len(open)))
+	fmt.Fprintf(s.out, "%d open incident%s for these artifacts (pipewhy incidents; pipewhy incidents resolve ID)\n", len(open), human.Plural(len(open)))
 	return nil
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/pipewhy/pipewhy/internal/human"
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/spf13/cobra"
 )
@@ -56,8 +57,8 @@ Exit status: 0 success (also when nothing was scanned yet); 2 error.`,
 				return emitJSON(s, docs)
 			}
 			for _, e := range out {
-				fmt.Fprintf(s.out, "%s  %s  %-16s %10s rows  %-8s %-7s %s\n", e.Snapshot, formatNs(e.FinishedAtNs),
-					e.Artifact, commas(e.Rows), e.Coverage, e.Resolution, e.Address)
+				fmt.Fprintf(s.out, "%s  %s  %-16s %10s rows  %-8s %-7s %s\n", e.Snapshot, human.Time(e.FinishedAtNs),
+					e.Artifact, human.Commas(e.Rows), e.Coverage, e.Resolution, e.Address)
 			}
 			return nil
 		},
@@ -79,8 +80,4 @@ type logJSON struct {
 	Coverage     string `json:"coverage"`
 	FinishedAtNs uint64 `json:"finished_at_ns,string"`
 	FinishedAt   string `json:"finished_at"`
-}
-
-func formatNs(ns uint64) string {
-	return time.Unix(0, int64(ns)).UTC().Format("2006-01-02 15:04:05")
 }
