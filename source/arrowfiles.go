@@ -75,17 +75,10 @@ func (b *fileBase) project(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 
 // fatal records a failure that stops the read and returns it.
 func (b *fileBase) fatal(err error) error {
-	b.t.Fail(Failure{Code: CodeOf(err), Detail: "reading stopped: " + errDetail(err)}, false)
-	b.t.Done, b.t.Fatal, b.t.ExpectedKnown = true, true, false
+	b.t.Stop(err)
+	b.t.ExpectedKnown = false
 	b.stop = err
 	return err
-}
-
-func errDetail(err error) string {
-	if e, ok := err.(*Error); ok && e.Msg != "" {
-		return e.Msg
-	}
-	return "see error"
 }
 
 // buildSchema checks and annotates the kept fields of a reader schema.

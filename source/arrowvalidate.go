@@ -115,44 +115,10 @@ func (b *fileBase) screen(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 		b.t.Returned += uint64(rec.NumRows())
 		return rec, nil
 	}
-	defer rec.Release()
-	var parts []arrow.RecordBatch
-	start := 0
-	n := int(rec.NumRows())
-	for i := 0; i <= n; i++ {
-		if i == n || bad[i] {
-			if i > start {
-				parts = append(parts, rec.NewSlice(int64(start), int64(i)))
-			}
-			start = i + 1
-		}
+	out, err := DropRows(rec, b.schema, bad, b.opts.Allocator)
+	if err != nil {
+		return nil, b.fatal(&Error{Code: CodeIO, Op: "screen", Source: b.a.String(), Msg: "cannot drop invalid rows", Err: err})
 	}
-	defer func() {
-		for _, p := range parts {
-			p.Release()
-		}
-	}()
-	cols := make([]arrow.Array, rec.NumCols())
-	rows := int64(0)
-	for _, p := range parts {
-		rows += p.NumRows()
-	}
-	for ci := range cols {
-		if len(parts) == 0 {
-			cols[ci] = array.MakeArrayOfNull(b.opts.Allocator, rec.Column(ci).DataType(), 0)
-		} else {
-			chunks := make([]arrow.Array, len(parts))
-			for pi, p := range parts {
-				chunks[pi] = p.Column(ci)
-			}
-			c, err := array.Concatenate(chunks, b.opts.Allocator)
-			if err != nil {
-				return nil, b.fatal(&Error{Code: CodeIO, Op: "screen", Source: b.a.String(), Msg: "cannot drop invalid rows", Err: err})
-			}
-			cols[ci] = c
-		}
-		defer cols[ci].Release()
-	}
-	b.t.Returned += uint64(rows)
-	return array.NewRecordBatch(b.schema, cols, rows), nil
+	b.t.Returned += uint64(out.NumRows())
+	return out, nil
 }

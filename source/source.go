@@ -302,23 +302,23 @@ func OpenAddress(ctx context.Context, a Address, opts Options) (src Source, err 
 		return nil, err
 	}
 	opts = opts.withDefaults()
-	reject := func(field string) error {
-		return &Error{Code: CodeOption, Op: "open", Source: a.String(), Msg: field + " does not apply to the " + string(a.Kind) + " adapter"}
+	var refused []Option
+	if a.Kind != KindCSV {
+		refused = append(refused, OptInferNull)
 	}
-	if a.Kind != KindCSV && (opts.Infer || opts.Null != nil) {
-		return nil, reject("Infer/Null")
+	if a.Kind != KindJSONL && a.Kind != KindJSON {
+		refused = append(refused, OptMissingAsNull)
 	}
-	if a.Kind != KindJSONL && a.Kind != KindJSON && opts.MissingAsNull {
-		return nil, reject("MissingAsNull")
+	if a.Kind != KindSQLite {
+		refused = append(refused, OptQuery)
+	} else {
+		refused = append(refused, OptHashContent)
 	}
-	if a.Kind != KindSQLite && opts.Query != "" {
-		return nil, reject("Query")
+	if a.Kind != KindCSV && a.Kind != KindJSONL && a.Kind != KindJSON && a.Kind != KindSQLite {
+		refused = append(refused, OptColumns)
 	}
-	if a.Kind == KindSQLite && opts.HashContent {
-		return nil, reject("HashContent")
-	}
-	if len(opts.Columns) > 0 && a.Kind != KindCSV && a.Kind != KindJSONL && a.Kind != KindJSON && a.Kind != KindSQLite {
-		return nil, reject("Columns")
+	if err := opts.Refuse("open", a.String(), string(a.Kind), refused...); err != nil {
+		return nil, err
 	}
 	switch a.Kind {
 	case KindCSV:

@@ -453,55 +453,16 @@ func (s *duckSource) screen(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 	if bad == nil {
 		return rec, nil
 	}
-	defer rec.Release()
-	var parts []arrow.RecordBatch
-	start, n := 0, int(rec.NumRows())
-	for i := 0; i <= n; i++ {
-		if i == n || bad[i] {
-			if i > start {
-				parts = append(parts, rec.NewSlice(int64(start), int64(i)))
-			}
-			start = i + 1
-		}
+	out, err := source.DropRows(rec, s.schema, bad, s.o.Allocator)
+	if err != nil {
+		return nil, &source.Error{Code: source.CodeIO, Op: "duckdb next", Source: s.o.where(), Msg: "cannot drop invalid rows", Err: err}
 	}
-	defer func() {
-		for _, p := range parts {
-			p.Release()
-		}
-	}()
-	rows := int64(0)
-	for _, p := range parts {
-		rows += p.NumRows()
-	}
-	cols := make([]arrow.Array, rec.NumCols())
-	for ci := range cols {
-		if len(parts) == 0 {
-			cols[ci] = array.MakeArrayOfNull(s.o.Allocator, rec.Column(ci).DataType(), 0)
-		} else {
-			chunks := make([]arrow.Array, len(parts))
-			for pi, p := range parts {
-				chunks[pi] = p.Column(ci)
-			}
-			c, err := array.Concatenate(chunks, s.o.Allocator)
-			if err != nil {
-				return nil, &source.Error{Code: source.CodeIO, Op: "duckdb next", Source: s.o.where(), Msg: "cannot drop invalid rows", Err: err}
-			}
-			cols[ci] = c
-		}
-		defer cols[ci].Release()
-	}
-	return array.NewRecordBatch(s.schema, cols, rows), nil
+	return out, nil
 }
 
 // fatal records a failure that stops the read and returns it.
 func (s *duckSource) fatal(err error) error {
-	detail := "see error"
-	var e *source.Error
-	if errors.As(err, &e) && e.Msg != "" {
-		detail = e.Msg
-	}
-	s.t.Fail(source.Failure{Code: source.CodeOf(err), Detail: "reading stopped: " + detail}, false)
-	s.t.Done, s.t.Fatal = true, true
+	s.t.Stop(err)
 	s.stop = err
 	return err
 }

@@ -169,20 +169,12 @@ func ParseAddress(s string) (Options, error) {
 // source.OpenAddress sets by default) is ignored, as by the Parquet and IPC
 // adapters. Address.Path ":memory:" selects an in-memory database.
 func OpenAddress(ctx context.Context, a source.Address, opts source.Options) (source.Source, error) {
-	reject := func(field string) error {
-		return &source.Error{Code: source.CodeOption, Op: "open", Source: string(Kind) + ":" + a.Path, Msg: field + " does not apply to the duckdb adapter"}
-	}
-	switch {
-	case a.Kind != Kind:
+	if a.Kind != Kind {
 		return nil, &source.Error{Code: source.CodeAddress, Op: "open", Msg: "not a duckdb address"}
-	case len(opts.Columns) > 0:
-		return nil, reject("Columns")
-	case opts.Infer || opts.Null != nil:
-		return nil, reject("Infer/Null")
-	case opts.MissingAsNull:
-		return nil, reject("MissingAsNull")
-	case opts.HashContent:
-		return nil, reject("HashContent")
+	}
+	if err := opts.Refuse("open", string(Kind)+":"+a.Path, "duckdb", source.OptColumns, source.OptInferNull,
+		source.OptMissingAsNull, source.OptHashContent); err != nil {
+		return nil, err
 	}
 	return Open(ctx, Options{
 		Path: a.Path, Table: a.Table, Query: opts.Query, BatchSize: opts.BatchSize,

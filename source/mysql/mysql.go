@@ -97,20 +97,9 @@ func checkOptions(a Address, opts source.Options) error {
 	if err := opts.Validate(); err != nil {
 		return err
 	}
-	reject := func(field string) error {
-		return &source.Error{Code: source.CodeOption, Op: "mysql open", Source: a.String(), Msg: field + " does not apply to the mysql adapter"}
-	}
-	switch {
-	case len(opts.Columns) > 0:
-		return reject("Columns")
-	case opts.Infer || opts.Null != nil:
-		return reject("Infer/Null")
-	case opts.MissingAsNull:
-		return reject("MissingAsNull")
-	case opts.HashContent:
-		return reject("HashContent")
-	case opts.MaxLineBytes != 0:
-		return reject("MaxLineBytes")
+	if err := opts.Refuse("mysql open", a.String(), "mysql", source.OptColumns, source.OptInferNull,
+		source.OptMissingAsNull, source.OptHashContent, source.OptMaxLineBytes); err != nil {
+		return err
 	}
 	if (a.Table == "") == (opts.Query == "") {
 		return &source.Error{Code: source.CodeAddress, Op: "mysql open", Source: a.String(), Msg: "give exactly one of a #TABLE in the address or Options.Query"}

@@ -103,16 +103,8 @@ func OpenAddress(ctx context.Context, a Address, opts source.Options) (_ *Source
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	reject := func(field string) error {
-		return &source.Error{Code: source.CodeOption, Op: op, Source: where, Msg: field + " does not apply to the postgres adapter"}
-	}
-	switch {
-	case opts.Infer || opts.Null != nil:
-		return nil, reject("Infer/Null")
-	case opts.MissingAsNull:
-		return nil, reject("MissingAsNull")
-	case opts.HashContent:
-		return nil, reject("HashContent")
+	if err := opts.Refuse(op, where, "postgres", source.OptInferNull, source.OptMissingAsNull, source.OptHashContent); err != nil {
+		return nil, err
 	}
 	if (a.Table == "") == (opts.Query == "") {
 		return nil, &source.Error{Code: source.CodeAddress, Op: op, Source: where, Msg: "give exactly one of a #relation in the address or Options.Query"}
