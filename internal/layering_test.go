@@ -22,7 +22,7 @@ const module = "github.com/pipewhy/pipewhy/"
 // internal package only when its rule names it (default deny).
 var allowed = map[string][]string{
 	// The HTML report, over the analyses it shows; a headless browser for tests only.
-	"report":               {"snapshot", "repo", "compare", "lineage", "why", "incident", "internal/human"},
+	"report":               {"snapshot", "repo", "compare", "lineage", "why", "incident", "internal/human", "internal/errcode"},
 	"internal/browsertest": {"internal/testenv"}, // imported by tests only (testOnly)
 
 	"normalize":          {"internal/civil", "internal/errcode"},
@@ -39,10 +39,10 @@ var allowed = map[string][]string{
 	"fingerprint":        {"normalize", "arrays", "internal/hugemem", "internal/errcode"},
 	"repo":               {"snapshot", "source", "fingerprint", "normalize", "arrays", "internal/errcode"},
 	"scan":               {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo", "lineage", "internal/errcode"},
-	"incident":           {"snapshot", "fingerprint", "normalize", "arrays", "repo", "config", "lineage", "why", "internal/tablefp", "internal/chain"},
-	"why":                {"snapshot", "fingerprint", "normalize", "arrays", "repo", "scan", "source", "compare", "lineage", "internal/human"},
+	"incident":           {"snapshot", "fingerprint", "normalize", "arrays", "repo", "config", "lineage", "why", "internal/tablefp", "internal/chain", "internal/errcode"},
+	"why":                {"snapshot", "fingerprint", "normalize", "arrays", "repo", "scan", "source", "compare", "lineage", "internal/human", "internal/errcode"},
 	"lineage":            {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo", "config", "internal/tablefp", "internal/chain", "internal/errcode"},
-	"compare":            {"snapshot", "fingerprint", "normalize", "repo", "source"}, // source: type names (no adapter, no scan)
+	"compare":            {"snapshot", "fingerprint", "normalize", "repo", "source", "internal/errcode"}, // source: type names (no adapter, no scan)
 	"compare/live":       {"snapshot", "fingerprint", "normalize", "repo", "scan", "source"},
 	"examples":           {},
 	"config":             {"normalize"},

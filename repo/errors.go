@@ -1,8 +1,6 @@
 package repo
 
 import (
-	"fmt"
-
 	"github.com/pipewhy/pipewhy/internal/errcode"
 )
 
@@ -32,15 +30,11 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	s := "repo " + e.Op
+	head := "repo " + e.Op
 	if e.Path != "" {
-		s += " " + e.Path
+		head += " " + e.Path
 	}
-	s += ": " + e.Msg
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return fmt.Sprintf("%s [%s]", s, e.Code)
+	return errcode.Text(head, e.Msg, e.Err, string(e.Code))
 }
 
 func (e *Error) Unwrap() error { return e.Err }

@@ -35,11 +35,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	s := "scan " + e.Op + ": " + e.Msg
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return fmt.Sprintf("%s [%s]", s, e.Code)
+	return errcode.Text("scan "+e.Op, e.Msg, e.Err, string(e.Code))
 }
 
 func (e *Error) Unwrap() error { return e.Err }

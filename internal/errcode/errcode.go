@@ -68,3 +68,16 @@ func As[E Coded, C ~string](err error) C {
 	}
 	return ""
 }
+
+// Text is the message of an error in the layout most packages share: head (the package
+// and what it was doing: "scan open", "repo load /x"), ": " and msg, ": " and the text of
+// cause when there is one, then the code in brackets:
+//
+//	repo load /x: cannot read the log: open /x: permission denied [PW_REPO_IO]
+func Text(head, msg string, cause error, code string) string {
+	s := head + ": " + msg
+	if cause != nil {
+		s += ": " + cause.Error()
+	}
+	return s + " [" + code + "]"
+}

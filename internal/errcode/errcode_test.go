@@ -67,3 +67,13 @@ func TestAs(t *testing.T) {
 		t.Errorf("As(nil) = %q, want \"\"", got)
 	}
 }
+
+func TestText(t *testing.T) {
+	if got, want := errcode.Text("repo load /x", "cannot read the log", errors.New("permission denied"), "PW_REPO_IO"),
+		"repo load /x: cannot read the log: permission denied [PW_REPO_IO]"; got != want {
+		t.Errorf("Text = %q, want %q", got, want)
+	}
+	if got, want := errcode.Text("why", "no such artifact", nil, "PW_WHY_ARTIFACT"), "why: no such artifact [PW_WHY_ARTIFACT]"; got != want {
+		t.Errorf("Text without a cause = %q, want %q", got, want)
+	}
+}
