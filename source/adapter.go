@@ -300,3 +300,22 @@ func (o Options) Refuse(op, src, adapter string, options ...Option) error {
 	}
 	return nil
 }
+
+// WithMeta returns f with the adapter metadata added to its own, replacing a key it
+// already has: MetaSourceType, the source's spelling of the type, and for a fixed-width
+// number MetaSourceWidth, the bit width of f's Arrow type.
+func WithMeta(f arrow.Field, sourceType string) arrow.Field {
+	m := fieldMeta(sourceType, f.Type)
+	keys := append([]string(nil), f.Metadata.Keys()...)
+	vals := append([]string(nil), f.Metadata.Values()...)
+	for i, k := range m.Keys() {
+		if j := f.Metadata.FindKey(k); j >= 0 {
+			vals[j] = m.Values()[i]
+			continue
+		}
+		keys = append(keys, k)
+		vals = append(vals, m.Values()[i])
+	}
+	f.Metadata = arrow.NewMetadata(keys, vals)
+	return f
+}

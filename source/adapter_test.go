@@ -162,3 +162,18 @@ func TestTrackerStop(t *testing.T) {
 		}
 	}
 }
+
+func TestWithMeta(t *testing.T) {
+	f := arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Int32, Metadata: arrow.NewMetadata([]string{"a", MetaSourceType}, []string{"1", "old"})}
+	got := WithMeta(f, "INTEGER").Metadata
+	if !slices.Equal(got.Keys(), []string{"a", MetaSourceType, MetaSourceWidth}) || !slices.Equal(got.Values(), []string{"1", "INTEGER", "32"}) {
+		t.Errorf("int32: %v, want its own key kept, the type replaced and the width 32 added", got)
+	}
+	got = WithMeta(arrow.Field{Name: "s", Type: arrow.BinaryTypes.String}, "TEXT").Metadata
+	if !slices.Equal(got.Keys(), []string{MetaSourceType}) || !slices.Equal(got.Values(), []string{"TEXT"}) {
+		t.Errorf("text: %v, want the type only: no width for a type without one", got)
+	}
+	if f.Metadata.Values()[1] != "old" {
+		t.Error("WithMeta changed the metadata of the field it was given")
+	}
+}

@@ -8,23 +8,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
-// withMeta returns f with the adapter metadata added to its own.
-func withMeta(f arrow.Field, sourceType string) arrow.Field {
-	m := fieldMeta(sourceType, f.Type)
-	keys := append([]string(nil), f.Metadata.Keys()...)
-	vals := append([]string(nil), f.Metadata.Values()...)
-	for i, k := range m.Keys() {
-		if j := f.Metadata.FindKey(k); j >= 0 {
-			vals[j] = m.Values()[i]
-			continue
-		}
-		keys = append(keys, k)
-		vals = append(vals, m.Values()[i])
-	}
-	f.Metadata = arrow.NewMetadata(keys, vals)
-	return f
-}
-
 // fileBase is the state shared by the Parquet and IPC adapters.
 type fileBase struct {
 	a      Address
@@ -110,7 +93,7 @@ func buildSchema(op string, a Address, sc *arrow.Schema, exclude []string, sourc
 		if err := checkSupported(op, a, f); err != nil {
 			return nil, nil, nil, err
 		}
-		fields = append(fields, withMeta(f, sourceType(i)))
+		fields = append(fields, WithMeta(f, sourceType(i)))
 		keep = append(keep, i)
 	}
 	return arrow.NewSchema(fields, nil), keep, excluded, nil

@@ -321,8 +321,9 @@
 // source/duckdb) calls Register(prefix, opener) from an init function and
 // builds on the toolkit the adapters of this package use (adapter.go):
 // Options.Refuse rejects the options it does not take, Exclude resolves
-// Options.Exclude, a Tracker derives the coverage and Tracker.Evidence the
-// Evidence method, DropRows removes the rows counted as failures from a batch,
+// Options.Exclude, WithMeta annotates a field with the source's type, a Tracker
+// derives the coverage and Tracker.Evidence the Evidence method, DropRows removes
+// the rows counted as failures from a batch,
 // RedactAddress and ScrubError keep credentials out of addresses and error texts. Each asserts
 // var _ source.Source = (*T)(nil), and the optional interfaces it implements,
 // beside its type. CONTRIBUTING.md has the checklist.

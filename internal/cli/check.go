@@ -74,9 +74,7 @@ Exit status: 0 no open incident for the checked artifacts; 1 an open incident ex
 			if err != nil {
 				return withExit(ExitError, err)
 			}
-			if err := h.Save(); err != nil {
-				fmt.Fprintf(s.err, "pipewhy: note: the summary index was not updated: %v\n", err)
-			}
+			saveSummaries(s, h)
 			var open []*incident.Incident
 			for _, in := range incs {
 				if in.Status == incident.Open && slices.Contains(ev.Checked, in.Artifact) {

@@ -57,9 +57,7 @@ Exit status: 0 written; 2 error.`,
 			if err != nil {
 				return withExit(ExitError, err)
 			}
-			if err := h.Save(); err != nil {
-				fmt.Fprintf(s.err, "pipewhy: note: the summary index was not updated: %v\n", err)
-			}
+			saveSummaries(s, h)
 			for _, n := range page.Notes {
 				fmt.Fprintf(s.err, "pipewhy: note: %s\n", n)
 			}

@@ -287,7 +287,7 @@ func Open(ctx context.Context, opts Options) (_ source.Source, err error) {
 			s.check[j] = checkInfinity
 		}
 		s.plan = append(s.plan, p)
-		fields = append(fields, withMeta(arrow.Field{Name: n, Type: dt, Nullable: true}, spell))
+		fields = append(fields, source.WithMeta(arrow.Field{Name: n, Type: dt, Nullable: true}, spell))
 		j++
 	}
 	s.schema = arrow.NewSchema(fields, nil)
@@ -717,40 +717,6 @@ func typeSpelling(t typeInfo) string {
 		return n
 	}
 	return "type#" + strconv.Itoa(int(t.id))
-}
-
-// withMeta adds the adapter metadata (source.MetaSourceType and, for
-// fixed-width numbers, source.MetaSourceWidth) to f's own.
-func withMeta(f arrow.Field, spell string) arrow.Field {
-	keys := append([]string(nil), f.Metadata.Keys()...)
-	vals := append([]string(nil), f.Metadata.Values()...)
-	add := func(k, v string) {
-		if j := f.Metadata.FindKey(k); j >= 0 {
-			vals[j] = v
-			return
-		}
-		keys, vals = append(keys, k), append(vals, v)
-	}
-	add(source.MetaSourceType, spell)
-	if w := bitWidth(f.Type); w != 0 {
-		add(source.MetaSourceWidth, strconv.Itoa(w))
-	}
-	f.Metadata = arrow.NewMetadata(keys, vals)
-	return f
-}
-
-func bitWidth(dt arrow.DataType) int {
-	switch dt.ID() {
-	case arrow.INT8, arrow.UINT8:
-		return 8
-	case arrow.INT16, arrow.UINT16:
-		return 16
-	case arrow.INT32, arrow.UINT32, arrow.FLOAT32:
-		return 32
-	case arrow.INT64, arrow.UINT64, arrow.FLOAT64:
-		return 64
-	}
-	return 0
 }
 
 // fileVersion is the cheap change indicator of a database file and its
