@@ -3,6 +3,7 @@ package source
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"strings"
 
@@ -318,4 +319,15 @@ func WithMeta(f arrow.Field, sourceType string) arrow.Field {
 	}
 	f.Metadata = arrow.NewMetadata(keys, vals)
 	return f
+}
+
+// CloseOnError closes c when *err is set, ignoring the error of Close: the open error is
+// the one to report. An adapter's open defers it once it holds c, with err its named
+// result:
+//
+//	defer source.CloseOnError(&err, s)
+func CloseOnError(err *error, c io.Closer) {
+	if *err != nil {
+		_ = c.Close()
+	}
 }

@@ -88,11 +88,7 @@ func openCSV(ctx context.Context, a Address, opts Options) (_ Source, err error)
 		return nil, err
 	}
 	s := &csvSource{a: a, opts: opts, f: f, count: &byteCounter{f: f}, before: st}
-	defer func() {
-		if err != nil {
-			f.Close()
-		}
-	}()
+	defer CloseOnError(&err, f)
 	r, bom, err := newCSVReader(s.count, opts.MaxLineBytes)
 	if err != nil {
 		return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Msg: "seek failed", Err: err}

@@ -29,11 +29,7 @@ func openIPC(ctx context.Context, a Address, opts Options) (_ Source, err error)
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-		}
-	}()
+	defer CloseOnError(&err, f)
 	defer recoverPanic(op, a, &err)
 	if a.Kind == KindArrowAuto {
 		head := make([]byte, len(ipcMagic))

@@ -51,11 +51,7 @@ func openJSONL(ctx context.Context, a Address, opts Options) (_ Source, err erro
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-		}
-	}()
+	defer CloseOnError(&err, f)
 	s := &jsonlSource{a: a, opts: opts, f: f, count: &byteCounter{f: f}, before: st, index: map[string]int{}}
 	var types []colType
 	mode := "schema=explicit"

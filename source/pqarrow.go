@@ -32,11 +32,7 @@ func openParquet(ctx context.Context, a Address, opts Options) (_ Source, err er
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-		}
-	}()
+	defer CloseOnError(&err, f)
 	defer recoverPanic(op, a, &err)
 	pr, err := file.NewParquetReader(f)
 	if err != nil {

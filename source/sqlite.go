@@ -88,11 +88,7 @@ func openSQLite(ctx context.Context, a Address, opts Options) (_ Source, err err
 	}
 	db.SetMaxOpenConns(1)
 	s := &sqliteSource{a: a, opts: opts, db: db}
-	defer func() {
-		if err != nil {
-			_ = s.Close() // the open error is the one to report
-		}
-	}()
+	defer CloseOnError(&err, s)
 	// The transaction and the row cursor outlive Open, so they must not be
 	// bound to Open's context; Next checks its own context instead.
 	longCtx := context.WithoutCancel(ctx)

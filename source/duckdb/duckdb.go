@@ -125,11 +125,7 @@ func Open(ctx context.Context, opts Options) (_ source.Source, err error) {
 	}
 	s := &duckSource{o: o}
 	s.t.MaxDetails = o.MaxFailureDetails
-	defer func() {
-		if err != nil {
-			_ = s.Close() // the open error is the one to report
-		}
-	}()
+	defer source.CloseOnError(&err, s)
 
 	path := ""
 	if !o.inMemory() {

@@ -135,11 +135,7 @@ func OpenAddress(ctx context.Context, a Address, opts source.Options) (_ *Source
 	}
 	s := &Source{a: a, opts: opts, db: sql.OpenDB(connector)}
 	s.db.SetMaxOpenConns(1)
-	defer func() {
-		if err != nil {
-			_ = s.Close() // the open error is the one to report
-		}
-	}()
+	defer source.CloseOnError(&err, s)
 	// The connection, transaction and cursor outlive Open: they must not
 	// end with Open's context. Next checks its own context.
 	long := context.WithoutCancel(ctx)

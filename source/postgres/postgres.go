@@ -145,11 +145,7 @@ func OpenAddress(ctx context.Context, a Address, opts source.Options) (_ *Source
 		return nil, fail(errCode(err, source.CodeIO), "cannot connect", err)
 	}
 	s := &Source{a: a, opts: opts, conn: conn}
-	defer func() {
-		if err != nil {
-			_ = s.Close() // the open error is the one to report
-		}
-	}()
+	defer source.CloseOnError(&err, s)
 	// One snapshot for the catalog, the count and the rows: REPEATABLE READ
 	// takes it at the first statement after BEGIN.
 	if _, err := conn.Exec(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY").ReadAll(); err != nil {
