@@ -201,7 +201,7 @@ type Report struct {
 }
 
 // Diff compares scan snapshots a (old) and b (new). Snapshots whose contexts differ
-// in algorithm, profile or mode are refused (CodeContext); when only the schema
+// in algorithm are refused with CodeAlgorithm, in profile or mode with CodeContext; when only the schema
 // identity differs, the report lists the schema changes and is not Comparable.
 // At record and value resolution the record arrays are compared in one merge pass,
 // unless the dataset states are equal: then the answer comes from the states (see
@@ -223,7 +223,9 @@ func Diff(a, b *repo.Scan, o Options) (*Report, error) {
 	ca, cb := a.Context, b.Context
 	switch {
 	case ca.Algorithm() != cb.Algorithm():
-		return nil, &Error{Code: CodeContext, Op: "diff", Msg: fmt.Sprintf("not comparable: fingerprint algorithms differ (%s vs %s)", ca.Algorithm().ID(), cb.Algorithm().ID())}
+		return nil, &Error{Code: CodeAlgorithm, Op: "diff", Msg: fmt.Sprintf(
+			"not comparable: snapshot A (%s) was fingerprinted with %s and snapshot B (%s) with %s, and fingerprints of different algorithms are never compared (a repository keeps the algorithm it was created with: rescan both sources into one repository)",
+			a.Metadata.ID, ca.Algorithm().ID(), b.Metadata.ID, cb.Algorithm().ID())}
 	case ca.ProfileID() != cb.ProfileID():
 		return nil, &Error{Code: CodeContext, Op: "diff", Msg: profileMismatch(a, b)}
 	case ca.Mode() != cb.Mode():

@@ -10,9 +10,10 @@
 // as removed and added, and is counted in Counts.DuplicateKeys.
 //
 // Diff refuses (CodeArtifacts) snapshots of different artifacts, whose field ids were
-// assigned separately, unless Options.AllowDifferentArtifacts; and (CodeContext)
-// snapshots whose fingerprint contexts differ in algorithm, C2 profile or mode: their
-// fingerprints mean different things. When only the schema
+// assigned separately, unless Options.AllowDifferentArtifacts; snapshots fingerprinted
+// by different C3 algorithms (CodeAlgorithm); and (CodeContext) snapshots whose
+// fingerprint contexts differ in C2 profile or mode: their fingerprints mean different
+// things. When only the schema
 // identity differs, it reports the schema changes (by stable field id) and no record
 // counts. Schema changes are logical only (a field added, removed, renamed, or given
 // another C3 value type); a field whose physical description alone differs (Arrow type,

@@ -12,6 +12,10 @@ const (
 	// CodeArtifacts: the snapshots observe different artifacts, whose field ids were
 	// assigned separately (Options.AllowDifferentArtifacts overrides).
 	CodeArtifacts Code = "PW_COMPARE_ARTIFACTS"
+	// CodeAlgorithm: the snapshots were fingerprinted by different C3 algorithms (a
+	// repository keeps the one it was created with; snapshots of two repositories of
+	// different algorithms never compare).
+	CodeAlgorithm Code = "PW_COMPARE_ALGORITHM"
 )
 
 // Error codes of the live comparison of two sources (package compare/live).

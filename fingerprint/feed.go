@@ -69,6 +69,40 @@ func (f *Feed) Add(w int, b *normalize.RecordBatch, batch int, first uint64) err
 	return nil
 }
 
+// AddSums adds to lane w the digests of n records that the caller computed itself with
+// Columnar, at dataset resolution in Multiset mode (CodeOptions otherwise): records, the
+// sum of their record digests, and columns[x], the sum of the value digests (= field
+// digests in Multiset mode) of schema field x (ascending id), every record carrying every
+// field. It is how a producer that hashes Arrow columns directly (contract §13.7) feeds
+// the same result as Add would from the C2 records of those values; the caller answers
+// for that equality (Columnar's kernels are tested against the scalar definition).
+func (f *Feed) AddSums(w int, n uint64, records Digest, columns []Digest) error {
+	if w < 0 || w >= len(f.parts) {
+		return newErr("feed", CodeOptions, "lane out of range")
+	}
+	if f.done.Load() {
+		return newErr("feed", CodeOptions, "AddSums after Result")
+	}
+	e := f.e
+	if e.opt.Resolution != DatasetResolution || e.ctx.Mode() != Multiset || e.ctx.Algorithm() != XXH3Columnar {
+		return newErr("feed", CodeOptions, "AddSums needs dataset resolution, Multiset mode and "+XXH3Columnar.ID())
+	}
+	p := f.parts[w]
+	if p.cols != nil && len(columns) != len(p.cols) {
+		return newErr("feed", CodeOptions, "one column sum per schema field is needed")
+	}
+	p.count += n
+	p.lanes[0] += records.Lo
+	p.lanes[1] += records.Hi
+	for x := range p.cols {
+		c := &p.cols[x]
+		c.count += n
+		c.lanes[0] += columns[x].Lo
+		c.lanes[1] += columns[x].Hi
+	}
+	return nil
+}
+
 // Result merges the lanes into the run's result. It must be called once, after every
 // Add has returned; it fails (CodeInput) when an Add failed.
 func (f *Feed) Result() (*Result, error) {

@@ -211,3 +211,91 @@ func TestFeedErrors(t *testing.T) {
 		t.Errorf("Result after a failed Add: %v", err)
 	}
 }
+
+// TestFeedAddSums: sums computed with Columnar and added with AddSums give the result
+// Add gives from the C2 records of the same values; AddSums is refused outside dataset
+// resolution, Multiset mode and XXH3Columnar.
+func TestFeedAddSums(t *testing.T) {
+	r := rand.New(rand.NewPCG(35, 1))
+	c := mustContext(t, XXH3Columnar, Multiset)
+	// Records that carry every field (tile rows do), random values of every type.
+	recs := make([][]uint64, 300)
+	for i := range recs {
+		var frames [][]uint64
+		for _, f := range testSchema.Fields {
+			if f.ID == 1 {
+				frames = append(frames, frame(1, normalize.Uint64, uint64(i)))
+			} else {
+				frames = append(frames, randValue(r, f, false))
+			}
+		}
+		recs[i] = rec(frames...)
+	}
+	want := run(t, c, Options{Columns: true}, []*normalize.RecordBatch{batchOf(r, strictID, recs)})
+
+	// The same records through Columnar: each field's frames, row after row, by Frames.
+	ids := make([]uint64, len(testSchema.Fields))
+	for x, f := range testSchema.Fields {
+		ids[x] = f.ID
+	}
+	k, err := NewColumnar(c, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tile := NewTile(len(recs), len(ids))
+	cols := make([]Digest, len(ids))
+	for x, id := range ids {
+		var words []uint64
+		for _, rc := range recs {
+			for p := 3; p < len(rc); p += 3 + int(rc[p+2]) {
+				if rc[p] == id {
+					words = append(words, rc[p:p+3+int(rc[p+2])]...)
+				}
+			}
+		}
+		if cols[x], err = k.Frames(tile, x, len(recs), words); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum, err := k.Records(make([]Digest, len(recs)), tile, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewEngine(c, Options{Columns: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := e.NewFeed(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.AddSums(1, uint64(len(recs)), sum, cols); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	equalResults(t, "AddSums", got, want)
+
+	for _, tc := range []struct {
+		c   Context
+		opt Options
+	}{
+		{c, Options{Resolution: RecordResolution}},
+		{mustContext(t, XXH3Columnar, Ordered), Options{}},
+		{mustContext(t, XXH3, Multiset), Options{}},
+	} {
+		e, err := NewEngine(tc.c, tc.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := e.NewFeed(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.AddSums(0, 1, Digest{}, nil); CodeOf(err) != CodeOptions {
+			t.Errorf("AddSums under %v %v: %v, want %s", tc.c.Algorithm(), tc.c.Mode(), err, CodeOptions)
+		}
+	}
+}

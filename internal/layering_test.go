@@ -40,14 +40,15 @@ var allowed = map[string][]string{
 	"repo":               {"snapshot", "source", "fingerprint", "normalize", "arrays", "internal/errcode"},
 	"scan":               {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo", "lineage", "internal/errcode"},
 	"incident":           {"snapshot", "fingerprint", "normalize", "arrays", "repo", "config", "lineage", "why", "internal/tablefp", "internal/chain", "internal/errcode"},
+	"retention":          {"snapshot", "repo", "lineage", "incident", "internal/errcode"}, // prune: the scans, and the histories that refer to them
 	"why":                {"snapshot", "fingerprint", "normalize", "arrays", "repo", "scan", "source", "compare", "lineage", "internal/human", "internal/errcode"},
 	"lineage":            {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo", "config", "internal/tablefp", "internal/chain", "internal/errcode"},
 	"compare":            {"snapshot", "fingerprint", "normalize", "repo", "source", "internal/errcode"}, // source: type names (no adapter, no scan)
 	"compare/live":       {"snapshot", "fingerprint", "normalize", "repo", "scan", "source"},
 	"examples":           {},
 	"config":             {"normalize"},
-	"internal/cli": {"canonical", "compare", "config", "examples", "incident", "lineage", "normalize", "repo",
-		"report", "scan", "snapshot", "source", "why", "internal/errcode", "internal/human"}, // the command: every library package
+	"internal/cli": {"canonical", "compare", "config", "examples", "fingerprint", "incident", "lineage", "normalize", "repo",
+		"report", "retention", "scan", "snapshot", "source", "why", "internal/errcode", "internal/human"}, // the command: every library package
 	"internal/tablefp": {"fingerprint", "normalize", "snapshot"},
 	"internal/chain":   {"fingerprint", "snapshot", "internal/tablefp"},
 	"internal/cputime": {}, // a leaf: the standard library only

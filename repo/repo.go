@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pipewhy/pipewhy/fingerprint"
 	"github.com/pipewhy/pipewhy/snapshot"
 )
 
@@ -33,19 +34,40 @@ const (
 type config struct {
 	Format  string `json:"format"`
 	Version int    `json:"version"`
+	// Algorithm is the identity of the C3 fingerprint algorithm every scan of the
+	// repository uses, fixed when the repository is created. Absent in repositories
+	// created before algorithms were recorded: those used, and keep using,
+	// pipewhy.fingerprint/xxh3-128/v1.
+	Algorithm string `json:"algorithm,omitempty"`
 }
+
+// DefaultAlgorithm is the fingerprint algorithm of a repository Init creates.
+var DefaultAlgorithm = fingerprint.XXH3Columnar
+
+// legacyAlgorithm is the algorithm of a repository whose configuration names none.
+var legacyAlgorithm = fingerprint.XXH3
 
 // Repo is an opened repository: a directory holding a snapshot store, the source
 // schema registry and the scan log.
 type Repo struct {
 	dir   string
 	store *snapshot.Store
+	alg   fingerprint.Algorithm
 }
 
-// Init creates a repository in dir (created if missing; it may exist but must not
-// already hold a repository). The configuration file is written last, crash-safely,
-// so a directory without it is never taken for a repository.
-func Init(dir string) (*Repo, error) {
+// Init creates a repository in dir that fingerprints with DefaultAlgorithm (see
+// InitAlgorithm).
+func Init(dir string) (*Repo, error) { return InitAlgorithm(dir, DefaultAlgorithm) }
+
+// InitAlgorithm creates a repository in dir (created if missing; it may exist but must
+// not already hold a repository) whose scans fingerprint with alg, for its whole life:
+// snapshots of different algorithms are never comparable. The configuration file is
+// written last, crash-safely, so a directory without it is never taken for a
+// repository.
+func InitAlgorithm(dir string, alg fingerprint.Algorithm) (*Repo, error) {
+	if !alg.Valid() {
+		return nil, &Error{Code: CodeLayout, Op: "init", Path: dir, Msg: "invalid fingerprint algorithm"}
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, &Error{Code: CodeIO, Op: "init", Path: dir, Msg: "cannot resolve path", Err: err}
@@ -57,7 +79,7 @@ func Init(dir string) (*Repo, error) {
 	if err := os.MkdirAll(filepath.Join(abs, StoreDir), 0o755); err != nil {
 		return nil, &Error{Code: CodeIO, Op: "init", Path: abs, Msg: "cannot create directories", Err: err}
 	}
-	b, _ := json.Marshal(config{Format: configFormat, Version: configVersion})
+	b, _ := json.Marshal(config{Format: configFormat, Version: configVersion, Algorithm: alg.ID()})
 	if err := writeFileAtomic(cfg, append(b, '\n')); err != nil {
 		return nil, &Error{Code: CodeIO, Op: "init", Path: cfg, Msg: "cannot write configuration", Err: err}
 	}
@@ -87,12 +109,23 @@ func Open(dir string) (*Repo, error) {
 	if c.Version != configVersion {
 		return nil, &Error{Code: CodeLayout, Op: "open", Path: abs, Msg: "unsupported repository version " + strconv.Itoa(c.Version)}
 	}
+	alg := legacyAlgorithm
+	if c.Algorithm != "" {
+		if alg, err = fingerprint.ParseAlgorithm(c.Algorithm); err != nil {
+			return nil, &Error{Code: CodeLayout, Op: "open", Path: abs, Msg: "the repository's fingerprint algorithm is not one this build knows", Err: err}
+		}
+	}
 	st, err := snapshot.Open(filepath.Join(abs, StoreDir), snapshot.Options{})
 	if err != nil {
 		return nil, &Error{Code: CodeLayout, Op: "open", Path: abs, Msg: "snapshot store missing", Err: err}
 	}
-	return &Repo{dir: abs, store: st}, nil
+	return &Repo{dir: abs, store: st, alg: alg}, nil
 }
+
+// Algorithm returns the fingerprint algorithm of the repository's scans: the one it was
+// created with (pipewhy.fingerprint/xxh3-128/v1 for a repository created before
+// algorithms were recorded in its configuration).
+func (r *Repo) Algorithm() fingerprint.Algorithm { return r.alg }
 
 // Find opens the repository named by explicit when it is not empty, else the
 // DirName directory of start or of its nearest parent that has one (like git).

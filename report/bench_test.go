@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pipewhy/pipewhy/internal/cputime"
+	"github.com/pipewhy/pipewhy/internal/testenv"
 	"github.com/pipewhy/pipewhy/lineage"
 	"github.com/pipewhy/pipewhy/normalize"
 	"github.com/pipewhy/pipewhy/repo"
@@ -57,6 +58,12 @@ func TestMain(m *testing.M) {
 // records it.
 func benchRepository(b *testing.B) *repo.Repo {
 	benchOnce.Do(func() {
+		if dir, ok, err := testenv.KeptBenchDir(filepath.Join(repo.DirName, repo.ConfigFile), buildBench); ok {
+			if benchErr = err; err == nil {
+				benchRepo, benchErr = repo.Open(filepath.Join(dir, repo.DirName))
+			}
+			return
+		}
 		base := os.TempDir()
 		if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
 			base = "/dev/shm"

@@ -278,7 +278,8 @@ func buildArtifact(ctx context.Context, r *repo.Repo, h *why.History, st *lineag
 		a.Status = Incident
 	}
 	var err error
-	a.History, err = history(r, h, c, ps[max(0, len(ps)-o.History):], a.Explanation)
+	kept := retained(r, h, ps)
+	a.History, err = history(r, h, c, kept[max(0, len(kept)-o.History):], a.Explanation)
 	return a, err
 }
 

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -352,3 +353,71 @@ func TestBuildSchemaChange(t *testing.T) {
 
 // schemaNote is what why says of a change whose schemas differ.
 const schemaNote = "the schema changed (columns added, removed or retyped)"
+
+// TestCachesKeepThePage: the page written with no cache (every summary, change and step
+// read from the snapshots) and the page written from the caches that run left are the
+// same, byte for byte; and each artifact's explanation on a page (one History for all:
+// verdicts and changes computed once) is the one its own History gives.
+func TestCachesKeepThePage(t *testing.T) {
+	f := shop(t)
+	f.scan("orders", "id,amount,status", "1,10,paid", "2,26,paid", "4,40,open")
+	o := Options{Known: map[string]bool{"ghost": true}, GeneratedAtNs: 1}
+	caches := []string{StepsFile, why.IndexFile, why.ChangesFile}
+	clear := func() {
+		for _, c := range caches {
+			os.Remove(filepath.Join(f.r.Dir(), c))
+		}
+	}
+	page := func() (*Page, string) {
+		h, err := why.Open(f.r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Build(context.Background(), f.r, h, lineage.Open(f.r), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Save(); err != nil { // as pipewhy report does
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := Write(&b, p); err != nil {
+			t.Fatal(err)
+		}
+		return p, b.String()
+	}
+	clear()
+	p, cold := page()
+	for _, c := range caches {
+		if _, err := os.Stat(filepath.Join(f.r.Dir(), c)); err != nil {
+			t.Fatalf("the first page left no %s: %v", c, err)
+		}
+	}
+	if _, warm := page(); warm != cold {
+		t.Errorf("the page from the caches differs from the first one")
+	}
+	explained := 0
+	for _, a := range p.Artifacts {
+		if a.Explanation == nil {
+			continue
+		}
+		explained++
+		clear()
+		h, err := why.Open(f.r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := why.Explain(context.Background(), h, lineage.Open(f.r), a.Name, why.Options{Limit: 3, Known: o.Known, NoDetails: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := json.Marshal(a.Explanation)
+		want, _ := json.Marshal(e)
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s on the page:\n%s\nalone:\n%s", a.Name, got, want)
+		}
+	}
+	if explained < 3 {
+		t.Errorf("%d artifacts explained", explained)
+	}
+}

@@ -58,6 +58,9 @@ type pipeline struct {
 	// after it was digested (the tile may be reused once it returns).
 	fetch func(w int, tile *normalize.RecordBatch)
 	prog  func(rows uint64, cov expects) // nil, or called (consumer goroutine) after each batch, in row order
+	// direct is nil, or encoder goroutine w's direct path (direct.go): each tile it
+	// takes is digested from its Arrow buffers, not encoded (dataset resolution, v2).
+	direct []*direct
 }
 
 // Read-ahead bounds (see pipeline).
@@ -292,6 +295,28 @@ type tiler struct {
 	rows int                    // rows of the next tile
 }
 
+// direct digests rows lo..hi of j's batch, rec, through the encoder goroutine's direct
+// path; done is false when rec must take the general path.
+func (t *tiler) direct(rec arrow.RecordBatch, j job, lo, hi int) (done bool, err error) {
+	p := t.p
+	d := p.direct[t.w]
+	n, sum, cols, ok, encErr, fpErr := d.digest(rec)
+	switch {
+	case !ok:
+		return false, nil
+	case encErr != nil:
+		return true, encodeError(encErr, j.first+uint64(lo))
+	case fpErr != nil:
+		return true, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: fmt.Sprintf("digesting the batch from source row %d", j.first+uint64(lo)), Err: fpErr}
+	}
+	if err := p.feed.AddSums(t.w, uint64(n), sum, cols); err != nil {
+		return true, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: fmt.Sprintf("digesting the batch from source row %d", j.first+uint64(lo)), Err: err}
+	}
+	// A tile of field digests of about tileWords words.
+	t.rows = min(max(tileWords/max(2*len(d.cols), 1), minTileRows), maxTileRows)
+	return true, nil
+}
+
 // batch encodes and digests the Arrow batch of j in tiles. It returns the tiles when the
 // pipeline keeps them.
 func (t *tiler) batch(ctx context.Context, j job) ([]*normalize.RecordBatch, error) {
@@ -303,6 +328,19 @@ func (t *tiler) batch(ctx context.Context, j job) ([]*normalize.RecordBatch, err
 		rec := j.rec
 		if lo > 0 || hi < n {
 			rec = j.rec.NewSlice(int64(lo), int64(hi))
+		}
+		if p.direct != nil {
+			done, err := t.direct(rec, j, lo, hi)
+			if done || err != nil {
+				if rec != j.rec {
+					rec.Release()
+				}
+				if err != nil {
+					return nil, err
+				}
+				lo = hi
+				continue
+			}
 		}
 		b := t.own
 		if p.kept != nil || b == nil {

@@ -3,7 +3,6 @@ package scan
 import (
 	"cmp"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -176,16 +175,17 @@ func reference(t *testing.T, s *manySource, fctx fingerprint.Context, res finger
 		key  []uint64
 	}
 	var rows []row
-	key := fctx.Key()
 	for bi, b := range bs {
 		for i := range b.Len() {
 			rec := b.Record(i)
 			kw := projectKey(nil, rec, keyIDs)
-			msg := append([]byte(nil), key[:]...)
-			for _, w := range kw {
-				msg = binary.LittleEndian.AppendUint64(msg, w)
+			// The key digest is the position-free record digest of the key record (C3
+			// §5, §13), computed by the reference single-record form.
+			k, err := fctx.RecordDigest(0, kw)
+			if err != nil {
+				t.Fatal(err)
 			}
-			rows = append(rows, row{fctx.Algorithm().Sum(msg), bi, i, kw})
+			rows = append(rows, row{k, bi, i, kw})
 		}
 	}
 	slices.SortFunc(rows, func(x, y row) int {

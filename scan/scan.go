@@ -45,6 +45,10 @@ type Options struct {
 	// AllowPartial publishes a scan whose coverage is PARTIAL (records failed to
 	// read). Without it such a scan fails and publishes nothing.
 	AllowPartial bool
+	// Algorithm is the C3 fingerprint algorithm. Run uses its repository's
+	// (repo.Repo.Algorithm) and refuses another (CodeAlgorithm); the zero value means
+	// the repository's there, and repo.DefaultAlgorithm in Observe.
+	Algorithm fingerprint.Algorithm
 	// Workers is the fingerprint engine's worker count (0: GOMAXPROCS).
 	Workers int
 	// Progress, when set, is called as the scan goes through its phases: when each
@@ -125,6 +129,14 @@ func Run(ctx context.Context, r *repo.Repo, o Options) (*Result, error) {
 	if o.DigestsOnly || o.Fetch != nil || o.Select != nil {
 		return nil, &Error{Code: CodeOptions, Op: "options", Msg: "DigestsOnly, Fetch and Select observe, they do not publish"}
 	}
+	// A repository keeps the algorithm it was created with, so that all its snapshots
+	// stay comparable.
+	if o.Algorithm.Valid() && o.Algorithm != r.Algorithm() {
+		return nil, &Error{Code: CodeAlgorithm, Op: "options", Msg: fmt.Sprintf(
+			"the repository fingerprints with %s, not %s: a repository keeps the algorithm it was created with, so that its snapshots stay comparable (scan without --algorithm, or into a repository created with 'pipewhy init --algorithm %s')",
+			r.Algorithm().Name(), o.Algorithm.Name(), o.Algorithm.Name())}
+	}
+	o.Algorithm = r.Algorithm()
 	reg, err := source.OpenRegistry(r.RegistryPath())
 	if err != nil {
 		return nil, &Error{Code: CodeRegistry, Op: "open", Msg: "schema registry", Err: err}
@@ -284,7 +296,11 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 	if err != nil {
 		return nil, err
 	}
-	fctx, err := fingerprint.NewContext(fingerprint.XXH3, o.Profile.ID(), desc.SchemaDescriptor(), fingerprint.Multiset)
+	alg := o.Algorithm
+	if !alg.Valid() {
+		alg = repo.DefaultAlgorithm
+	}
+	fctx, err := fingerprint.NewContext(alg, o.Profile.ID(), desc.SchemaDescriptor(), fingerprint.Multiset)
 	if err != nil {
 		return nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "context", Err: err}
 	}
@@ -449,6 +465,22 @@ func fingerprintSource(ctx context.Context, src source.Source, o Options, fctx f
 	profileID := o.Profile.ID()
 	pl := &pipeline{src: src, encs: encs, feed: feed,
 		newBatch: func() *normalize.RecordBatch { return &normalize.RecordBatch{ProfileID: profileID} },
+	}
+	// At dataset resolution under v2 nothing needs the C2 words: the encoder goroutines
+	// hash the Arrow columns directly (direct.go), the encoders staying for the batches
+	// the direct path refuses.
+	if fres == fingerprint.DatasetResolution && !keep && o.Fetch == nil && !directDisabled {
+		for range encs {
+			d, err := newDirect(fctx, src.Schema(), asg.IDs, o.Profile)
+			if err != nil {
+				return nil, nil, nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "columnar digests", Err: err}
+			}
+			if d == nil {
+				pl.direct = nil
+				break
+			}
+			pl.direct = append(pl.direct, d)
+		}
 	}
 	if keep {
 		pl.kept = func(tiles []*normalize.RecordBatch) { kept = append(kept, tiles...) }

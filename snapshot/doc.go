@@ -133,9 +133,14 @@
 // filesystems, cross-filesystem renames (they fail), adversarial concurrent mutation
 // of the store, and on Windows any directory-fsync durability (there is no standard
 // equivalent; only process interruption and visibility are covered). Inspection is
-// advisory under concurrent publication. Retention is retain-all for published
-// snapshots: there is no deletion, pruning, promotion of staged attempts or recovery
-// rewrite. The one cleanup is explicit: RemoveStaging deletes staged attempts (what
+// advisory under concurrent publication. The store itself retains every published
+// snapshot: it never prunes, promotes staged attempts or rewrites anything to recover.
+// Deleting a published snapshot is an explicit action, Remove, whose caller's policy
+// decides what may go (package retention): it refuses a snapshot directory that is a
+// symbolic link or resolves outside root/snapshots, renames the snapshot into
+// root/staging as a claimed entry (<id>-<16 hex>.removing) and fsyncs both directories
+// before it deletes a file, so a killed removal leaves the snapshot whole and published,
+// or unpublished with its remains in staging. The one cleanup of staging is explicit: RemoveStaging deletes staged attempts (what
 // interrupted or failed writers left in root/staging), only directories named like
 // attempts directly in root/staging, never following a symbolic link, each claimed by a
 // rename within root/staging before its files go, so a writer still at its rename fails

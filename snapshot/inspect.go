@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"strings"
 )
 
 // Phase is the state of a staged attempt (PW-07.04).
@@ -77,6 +78,10 @@ func (s *Store) inspect(path string, de fs.DirEntry) Attempt {
 	published := ""
 	if _, err := s.fs.Lstat(s.Path(id)); err == nil {
 		published = "; a snapshot with this ID is published"
+	}
+	if strings.HasSuffix(filepath.Base(path), claimSuffix) {
+		// What an interrupted RemoveStaging or Remove left: never to be published again.
+		published += "; claimed for removal (an interrupted gc-staging or prune), which gc-staging finishes"
 	}
 	if _, err := s.fs.Lstat(filepath.Join(path, markerName)); errors.Is(err, fs.ErrNotExist) {
 		a.Phase, a.Diagnostic = PhaseStaging, "no complete.sha256: interrupted or still being written"+published

@@ -19,8 +19,12 @@
 //   - Edges do not prove causation: the words say "consistent with" except where a COPY
 //     check proves a difference from the fingerprints.
 //   - History keeps a summary index (IndexFile): one line per scan snapshot, derived and
-//     immutable like the snapshot; a damaged line is rebuilt from the snapshot, never
-//     trusted. An explanation loads full scans only to count the differences it reports.
+//     immutable like the snapshot; a damaged line is rebuilt from the snapshot's summary
+//     arrays, never trusted. An explanation loads full scans only to count the differences
+//     it reports, and keeps those counts in the change cache (ChangesFile, same rules).
+//   - One History may serve many explanations, concurrently: each summary change and edge
+//     verdict between the same snapshots is computed once and shared; what one explanation
+//     adds to its own changes (counts) is never seen by another.
 //
 // Errors are *Error with a stable Code; messages never contain data values.
 package why

@@ -220,15 +220,6 @@ func Explain(ctx context.Context, h *History, st *lineage.Store, artifact string
 	default:
 		e.Lineage = LineageInfo{Version: v.ID.String(), Seq: v.Seq}
 	}
-	if err := x.checkNames(artifact, o.Known); err != nil {
-		return nil, err
-	}
-	// The asked artifact's change, in full.
-	top, err := x.change(from, to, true)
-	if err != nil {
-		return nil, err
-	}
-	e.Change, e.Changed = top, top.Changed
 	// The upstream closure, breadth first (nearest edges first).
 	start := &node{artifact: artifact, refFrom: from, refTo: to, from: from, to: to}
 	seen := map[nodeKey]*node{{artifact, from, to}: start}
@@ -236,10 +227,20 @@ func Explain(ctx context.Context, h *History, st *lineage.Store, artifact string
 	incoming := map[*node][]int{} // node → indexes into e.Edges
 	var edgeSrc []*node           // the source node of each edge result
 	var order []*node
+	// The walk needs the scan log alone; the verdicts need the summaries of every
+	// node's two snapshots, which are loaded in parallel first (the first explanation
+	// after new scans reads each from its snapshot), then judged in walk order.
+	type walked struct {
+		edge lineage.Edge
+		t    *node
+	}
+	var walk []walked
+	positions := []int{}
 	for len(queue) > 0 {
 		n := queue[0]
 		queue = queue[1:]
 		order = append(order, n)
+		positions = append(positions, n.from, n.to)
 		for _, edge := range g.Into(n.artifact) {
 			src := &node{artifact: edge.Source, depth: n.depth + 1, from: -1, to: -1}
 			src.refFrom, src.refTo = n.refFrom, n.refTo
@@ -256,14 +257,32 @@ func Explain(ctx context.Context, h *History, st *lineage.Store, artifact string
 				seen[k] = src
 				queue = append(queue, src)
 			}
-			r, err := x.edge(edge, src, n)
-			if err != nil {
-				return nil, err
-			}
-			incoming[n] = append(incoming[n], len(e.Edges))
-			e.Edges = append(e.Edges, r)
+			walk = append(walk, walked{edge: edge, t: n})
 			edgeSrc = append(edgeSrc, src)
 		}
+	}
+	// The walk reached every artifact of the upstream closure.
+	sources := make([]string, len(walk))
+	for i, w := range walk {
+		sources[i] = w.edge.Source
+	}
+	if err := x.checkNames(artifact, sources, o.Known); err != nil {
+		return nil, err
+	}
+	// The asked artifact's change, in full.
+	top, err := x.change(from, to, true)
+	if err != nil {
+		return nil, err
+	}
+	e.Change, e.Changed = top, top.Changed
+	h.Prefetch(ctx, positions)
+	for i, w := range walk {
+		r, err := x.judge(w.edge, edgeSrc[i], w.t)
+		if err != nil {
+			return nil, err
+		}
+		incoming[w.t] = append(incoming[w.t], len(e.Edges))
+		e.Edges = append(e.Edges, r)
 	}
 	// Root causes.
 	type rcKey struct {
@@ -385,13 +404,14 @@ func (x *explainer) nodeOf(seen map[nodeKey]*node, source string, t *node) *node
 	return &node{artifact: source, from: from, to: to}
 }
 
-// checkNames refuses a lineage whose upstream closure names an artifact that is neither
-// scanned nor known (a typo in pipewhy.yaml, an import mapped to a wrong name).
-func (x *explainer) checkNames(artifact string, known map[string]bool) error {
+// checkNames refuses a lineage whose upstream closure (the sources of its edges) names
+// an artifact that is neither scanned nor known (a typo in pipewhy.yaml, an import mapped
+// to a wrong name).
+func (x *explainer) checkNames(artifact string, sources []string, known map[string]bool) error {
 	var bad []string
-	for _, e := range x.g.Upstream(artifact) {
-		if len(x.h.Snapshots(e.Source)) == 0 && !known[e.Source] {
-			bad = append(bad, e.Source)
+	for _, s := range sources {
+		if len(x.h.Snapshots(s)) == 0 && !known[s] {
+			bad = append(bad, s)
 		}
 	}
 	if len(bad) == 0 {
@@ -403,53 +423,77 @@ func (x *explainer) checkNames(artifact string, known map[string]bool) error {
 }
 
 // change returns how an artifact changed from snapshot a to b (log positions; -1: none).
-// With detail it runs compare.Diff for record and field counts.
+// With detail it runs compare.Diff for record and field counts, or reads them from the
+// change cache. The explanation's Change is its own copy of the History's summary change:
+// the counts one explanation adds are not seen by another.
 func (x *explainer) change(a, b int, detail bool) (*Change, error) {
 	k := [2]int{a, b}
 	c, ok := x.changes[k]
 	if !ok {
-		var err error
-		if c, err = x.summaryChange(a, b); err != nil {
+		sc, err := x.h.summaryChange(a, b)
+		if err != nil {
 			return nil, err
 		}
+		cc := *sc
+		c = &cc
 		x.changes[k] = c
 	}
 	if !detail || x.detailed[k] || !c.Changed || a < 0 || b < 0 {
 		return c, nil
 	}
 	x.detailed[k] = true
-	sca, scb, err := x.h.scanPair(a, b)
-	if err != nil {
-		return nil, err
-	}
-	// Diff refuses snapshots of different profiles, algorithms or modes: then the summary
-	// says what changed.
-	rep, err := compare.Diff(sca, scb, compare.Options{Limit: x.limit})
-	if err != nil {
-		return c, nil
-	}
-	c.Records = rep.Records
-	c.Schema = rep.SchemaChanges
-	c.Example = rep.Examples.Changed
-	if len(rep.Fields) > 0 {
-		c.Fields = map[string]uint64{}
-		for _, f := range rep.Fields {
-			if f.Changed > 0 {
-				c.Fields[f.Name] = f.Changed
+	d, ok := x.h.counted(a, b, x.limit)
+	if !ok {
+		sca, scb, err := x.h.scanPair(a, b)
+		if err != nil {
+			return nil, err
+		}
+		// Diff refuses snapshots of different profiles, algorithms or modes: then the
+		// summary says what changed.
+		if rep, err := compare.Diff(sca, scb, compare.Options{Limit: x.limit}); err == nil {
+			d = counted{Records: rep.Records, Schema: rep.SchemaChanges, Example: rep.Examples.Changed}
+			if len(rep.Fields) > 0 {
+				d.Fields = map[string]uint64{}
+				for _, f := range rep.Fields {
+					if f.Changed > 0 {
+						d.Fields[f.Name] = f.Changed
+					}
+				}
 			}
 		}
+		x.h.putCounted(a, b, x.limit, d)
 	}
+	c.Records, c.Schema, c.Example, c.Fields = d.Records, d.Schema, d.Example, d.Fields
 	return c, nil
 }
 
-// summaryChange is change from the summaries alone.
-func (x *explainer) summaryChange(a, b int) (*Change, error) {
+// summaryChange is the change from a to b from the summaries alone, computed once per
+// History. It is shared: not to be changed.
+func (h *History) summaryChange(a, b int) (*Change, error) {
+	h.mu.Lock()
+	c, ok := h.changes[[2]int{a, b}]
+	h.mu.Unlock()
+	if ok {
+		return c, nil
+	}
+	c, err := h.computeChange(a, b)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	h.changes[[2]int{a, b}] = c
+	h.mu.Unlock()
+	return c, nil
+}
+
+// computeChange is summaryChange without the memo.
+func (h *History) computeChange(a, b int) (*Change, error) {
 	c := &Change{Comparable: true}
 	if a < 0 || b < 0 {
 		c.Comparable, c.Reason = false, "not observed on both sides"
 		return c, nil
 	}
-	sa, sb, err := x.h.summaries(a, b)
+	sa, sb, err := h.summaries(a, b)
 	if err != nil {
 		return nil, err
 	}
@@ -478,6 +522,37 @@ func (x *explainer) summaryChange(a, b int) (*Change, error) {
 		c.Reason = strings.TrimPrefix(c.Reason+"; coverage is "+sa.Coverage+" → "+sb.Coverage, "; ")
 	}
 	return c, nil
+}
+
+// edgeKey is what an edge's verdict depends on: the edge, the log positions of its two
+// ends' snapshots, and the number of examples a copy check keeps.
+type edgeKey struct {
+	source, target             string
+	relation                   lineage.Relation
+	transform                  lineage.TransformRef
+	srcFrom, srcTo, tFrom, tTo int
+	limit                      int
+}
+
+// judge is edge, computed once per History for the same edge between the same snapshots
+// (a report explains every artifact, and their closures share most edges). Only Depth
+// differs from one explanation to the next.
+func (x *explainer) judge(e lineage.Edge, src, t *node) (EdgeResult, error) {
+	k := edgeKey{e.Source, e.Target, e.Relation, e.Transform, src.from, src.to, t.from, t.to, x.limit}
+	x.h.mu.Lock()
+	r, ok := x.h.edges[k]
+	x.h.mu.Unlock()
+	if !ok {
+		var err error
+		if r, err = x.edge(e, src, t); err != nil {
+			return r, err
+		}
+		x.h.mu.Lock()
+		x.h.edges[k] = r
+		x.h.mu.Unlock()
+	}
+	r.Depth = t.depth + 1
+	return r, nil
 }
 
 // edge judges one edge: source node src, target node t.

@@ -2,6 +2,7 @@ package why
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -9,12 +10,25 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"sync"
+	"sync/atomic"
 
+	"github.com/pipewhy/pipewhy/compare"
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/pipewhy/pipewhy/snapshot"
 )
+
+// ChangesFile is the cache of counted changes, relative to the repository directory: one
+// line per pair of snapshots whose change an explanation counted record by record
+// (compare.Diff, loading both scans), with the number of examples kept. Like the index it
+// is derived from immutable snapshots: a line never goes stale, a damaged one is counted
+// again, and deleting the file only costs those comparisons. Examples read from it carry
+// what the explanation's JSON holds (compare.Example's key, and each change's field, old
+// and new values), not the key words or the one-line brief.
+const ChangesFile = "cache/why-changes.jsonl"
 
 // IndexFile is the summary index of a repository's scans, relative to the repository
 // directory. It is derived data: each line summarizes one published scan snapshot, which
@@ -113,6 +127,16 @@ type History struct {
 	sums   map[string]*Summary
 	scans  map[string]*repo.Scan
 	append [][]byte // new index lines, written by Save
+
+	// The change cache (ChangesFile): counted changes by "from-to-limit", read at Open,
+	// decoded on use; the new lines are written by Save.
+	details       map[string][]byte
+	appendDetails [][]byte
+	// Memos of what every explanation over this History computes alike: the change
+	// from the summaries of two log positions, and an edge's verdict between two pairs
+	// of snapshots. Both are pure functions of immutable snapshots.
+	changes map[[2]int]*Change
+	edges   map[edgeKey]EdgeResult
 }
 
 // Open reads r's scan log and summary index.
@@ -122,7 +146,8 @@ func Open(r *repo.Repo) (*History, error) {
 		return nil, err
 	}
 	h := &History{repo: r, log: log, byArt: map[string][]int{}, pos: map[string]int{},
-		index: map[string][]byte{}, sums: map[string]*Summary{}, scans: map[string]*repo.Scan{}}
+		index: map[string][]byte{}, sums: map[string]*Summary{}, scans: map[string]*repo.Scan{},
+		details: map[string][]byte{}, changes: map[[2]int]*Change{}, edges: map[edgeKey]EdgeResult{}}
 	for i, e := range log {
 		h.byArt[e.Artifact] = append(h.byArt[e.Artifact], i)
 		h.pos[e.Snapshot] = i
@@ -141,6 +166,22 @@ func Open(r *repo.Repo) (*History, error) {
 			continue // a torn last line
 		}
 		h.index[string(line[idAt:idAt+32])] = line
+	}
+	b, err = os.ReadFile(filepath.Join(r.Dir(), ChangesFile))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, &Error{Code: CodeIndex, Msg: "cannot read the change cache", Err: err}
+	}
+	// Lines are {"key":"<from>-<to>-<limit>","sum":"<64 hex>","change":{...}}.
+	const keyAt = len(`{"key":"`)
+	for len(b) > 0 {
+		line, rest, ok := bytes.Cut(b, []byte{'\n'})
+		b = rest
+		if !ok || len(line) < keyAt {
+			continue
+		}
+		if end := bytes.IndexByte(line[keyAt:], '"'); end > 0 {
+			h.details[string(line[keyAt:keyAt+end])] = line
+		}
 	}
 	return h, nil
 }
@@ -188,39 +229,101 @@ func (h *History) Latest(artifact string, p int) (int, bool) {
 }
 
 // Summary returns the summary of the scan at log position p: from the index when it has
-// a valid line, else by loading the scan (and remembering the line for Save).
+// a valid line, else from the scan's summary arrays (descriptor, C1 tables, states and
+// lineage: the record and value arrays are neither read nor checked), remembering the
+// line for Save. Loading happens outside the History's lock, so that summaries load in
+// parallel (Prefetch, a report's workers).
 func (h *History) Summary(p int) (*Summary, error) {
 	id := h.log[p].Snapshot
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	if s, ok := h.sums[id]; ok {
+		h.mu.Unlock()
 		return s, nil
 	}
-	if line, ok := h.index[id]; ok {
-		var il indexLine
-		if json.Unmarshal(line, &il) == nil && il.Snapshot == id && il.Sum == digest(il.Summary) {
-			var s Summary
-			dec := json.NewDecoder(bytes.NewReader(il.Summary))
-			dec.DisallowUnknownFields()
-			if dec.Decode(&s) == nil && s.Snapshot == id {
-				h.sums[id] = &s
-				return &s, nil
-			}
+	line, indexed := h.index[id]
+	full := h.scans[id]
+	h.mu.Unlock()
+	if indexed {
+		if s := decodeIndexLine(line, id); s != nil {
+			return h.keep(id, s, nil), nil
 		}
 	}
-	sc, err := h.scan(id)
+	if full == nil {
+		sid, err := snapshot.ParseID(id)
+		if err != nil {
+			return nil, err
+		}
+		if full, err = h.repo.LoadParts(sid, 0, nil); err != nil {
+			return nil, err
+		}
+	}
+	s := Summarize(full)
+	line, err := indexLineOf(s)
 	if err != nil {
 		return nil, err
 	}
-	s := Summarize(sc)
-	js, err := json.Marshal(s)
-	if err != nil {
-		return nil, &Error{Code: CodeIndex, Msg: "encode summary", Err: err}
+	return h.keep(id, s, line), nil
+}
+
+// decodeIndexLine returns the summary of snapshot id that an index line holds, or nil
+// when the line is damaged or holds another snapshot.
+func decodeIndexLine(line []byte, id string) *Summary {
+	var il indexLine
+	if json.Unmarshal(line, &il) != nil || il.Snapshot != id || il.Sum != digest(il.Summary) {
+		return nil
 	}
-	line, _ := json.Marshal(indexLine{Snapshot: id, Sum: digest(js), Summary: js})
-	h.append = append(h.append, line)
+	var s Summary
+	dec := json.NewDecoder(bytes.NewReader(il.Summary))
+	dec.DisallowUnknownFields()
+	if dec.Decode(&s) != nil || s.Snapshot != id {
+		return nil
+	}
+	return &s
+}
+
+// keep remembers summary s of snapshot id, and line (nil: none) for Save, unless another
+// goroutine remembered one first: that one is returned, so that every caller sees one
+// Summary per snapshot and the index gets one line.
+func (h *History) keep(id string, s *Summary, line []byte) *Summary {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if prev, ok := h.sums[id]; ok {
+		return prev
+	}
 	h.sums[id] = s
-	return s, nil
+	if line != nil {
+		h.append = append(h.append, line)
+	}
+	return s
+}
+
+// Prefetch loads the summaries of the scans at log positions ps (negative positions are
+// skipped) on up to GOMAXPROCS goroutines. It only warms what Summary returns: a summary
+// that fails to load is left for Summary to report when it is asked for.
+func (h *History) Prefetch(ctx context.Context, ps []int) {
+	var todo []int
+	seen := map[int]bool{}
+	h.mu.Lock()
+	for _, p := range ps {
+		if p < 0 || seen[p] {
+			continue
+		}
+		seen[p] = true
+		if _, ok := h.sums[h.log[p].Snapshot]; !ok {
+			todo = append(todo, p)
+		}
+	}
+	h.mu.Unlock()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(todo)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(todo) && ctx.Err() == nil; i = int(next.Add(1) - 1) {
+				_, _ = h.Summary(todo[i]) // an error is Summary's to report when asked
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func digest(b []byte) string {
@@ -249,38 +352,41 @@ func (h *History) scanPair(a, b int) (*repo.Scan, *repo.Scan, error) {
 }
 
 // Scan returns the full scan at log position p (loaded once, validated by repo.Load).
-func (h *History) Scan(p int) (*repo.Scan, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.scan(h.log[p].Snapshot)
-}
+func (h *History) Scan(p int) (*repo.Scan, error) { return h.scan(h.log[p].Snapshot) }
 
 func (h *History) scan(id string) (*repo.Scan, error) {
-	if s, ok := h.scans[id]; ok {
+	h.mu.Lock()
+	s, ok := h.scans[id]
+	h.mu.Unlock()
+	if ok {
 		return s, nil
 	}
 	sid, err := snapshot.ParseID(id)
 	if err != nil {
 		return nil, err
 	}
-	s, err := h.repo.Load(sid)
-	if err != nil {
+	if s, err = h.repo.Load(sid); err != nil {
 		return nil, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if prev, ok := h.scans[id]; ok {
+		return prev, nil
 	}
 	h.scans[id] = s
 	return s, nil
 }
 
-// Save appends the summaries computed since Open to the index, under the repository's
-// writer lock, one line per summary written with a single write. A repository that
-// cannot be written (read-only) keeps its index as it is: Save reports the error and
-// nothing else depends on it.
+// Save appends the summaries and counted changes computed since Open to the index and
+// the change cache, under the repository's writer lock, one line per entry, each file
+// written with a single write. A repository that cannot be written (read-only) keeps its
+// caches as they are: Save reports the error and nothing else depends on it.
 func (h *History) Save() error {
 	h.mu.Lock()
-	lines := h.append
-	h.append = nil
+	lines, details := h.append, h.appendDetails
+	h.append, h.appendDetails = nil, nil
 	h.mu.Unlock()
-	if len(lines) == 0 {
+	if len(lines) == 0 && len(details) == 0 {
 		return nil
 	}
 	unlock, err := h.repo.Lock()
@@ -288,13 +394,26 @@ func (h *History) Save() error {
 		return err
 	}
 	defer unlock()
-	p := filepath.Join(h.repo.Dir(), IndexFile)
+	if err := appendLines(filepath.Join(h.repo.Dir(), IndexFile), lines); err != nil {
+		return &Error{Code: CodeIndex, Msg: "cannot append to the summary index", Err: err}
+	}
+	if err := appendLines(filepath.Join(h.repo.Dir(), ChangesFile), details); err != nil {
+		return &Error{Code: CodeIndex, Msg: "cannot append to the change cache", Err: err}
+	}
+	return nil
+}
+
+// appendLines appends lines to the file at p (created with its directory), in one write.
+func appendLines(p string, lines [][]byte) error {
+	if len(lines) == 0 {
+		return nil
+	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return &Error{Code: CodeIndex, Msg: "cannot create the index directory", Err: err}
+		return err
 	}
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
-		return &Error{Code: CodeIndex, Msg: "cannot open the summary index", Err: err}
+		return err
 	}
 	var buf []byte
 	for _, l := range lines {
@@ -316,8 +435,95 @@ func (h *History) Save() error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	return err
+}
+
+// counted is what compare.Diff adds to a change (Change.Records, Fields, Schema and
+// Example): a line of the change cache.
+type counted struct {
+	Records *compare.Counts        `json:"records"`
+	Fields  map[string]uint64      `json:"fields"`
+	Schema  []compare.SchemaChange `json:"schema"`
+	Example []compare.Example      `json:"examples"`
+}
+
+type countedLine struct {
+	Key    string          `json:"key"`
+	Sum    string          `json:"sum"`
+	Change json.RawMessage `json:"change"`
+}
+
+func countedKey(from, to string, limit int) string {
+	return from + "-" + to + "-" + strconv.Itoa(limit)
+}
+
+// counted returns the counted change between the scans at log positions a and b with
+// limit examples, when the change cache has a valid line for it.
+func (h *History) counted(a, b, limit int) (counted, bool) {
+	key := countedKey(h.log[a].Snapshot, h.log[b].Snapshot, limit)
+	h.mu.Lock()
+	line, ok := h.details[key]
+	h.mu.Unlock()
+	var l countedLine
+	if !ok || json.Unmarshal(line, &l) != nil || l.Key != key || l.Sum != digest(l.Change) {
+		return counted{}, false
+	}
+	var c counted
+	dec := json.NewDecoder(bytes.NewReader(l.Change))
+	dec.DisallowUnknownFields()
+	if dec.Decode(&c) != nil {
+		return counted{}, false
+	}
+	return c, true
+}
+
+// putCounted remembers a counted change, to be appended by Save.
+func (h *History) putCounted(a, b, limit int, c counted) {
+	key := countedKey(h.log[a].Snapshot, h.log[b].Snapshot, limit)
+	js, err := json.Marshal(c)
 	if err != nil {
+		return // a counted change always encodes; nothing is cached otherwise
+	}
+	line, _ := json.Marshal(countedLine{Key: key, Sum: digest(js), Change: js})
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.details[key]; !ok {
+		h.details[key] = line
+		h.appendDetails = append(h.appendDetails, line)
+	}
+}
+
+// Record appends the summary of snapshot id, just published to r by a scan, to the
+// summary index, so that the first explanation after the scan reads it there instead of
+// loading the snapshot. The summary is read back from the snapshot's summary arrays (as
+// Summary reads it: the scan in memory lacks what encoding adds). A scan that is not
+// recorded is summarized when it is first needed: Record only saves that work.
+func Record(r *repo.Repo, id snapshot.ID) error {
+	s, err := r.LoadParts(id, 0, nil)
+	if err != nil {
+		return err
+	}
+	line, err := indexLineOf(Summarize(s))
+	if err != nil {
+		return err
+	}
+	unlock, err := r.Lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := appendLines(filepath.Join(r.Dir(), IndexFile), [][]byte{line}); err != nil {
 		return &Error{Code: CodeIndex, Msg: "cannot append to the summary index", Err: err}
 	}
 	return nil
+}
+
+// indexLineOf is the index line of summary s.
+func indexLineOf(s *Summary) ([]byte, error) {
+	js, err := json.Marshal(s)
+	if err != nil {
+		return nil, &Error{Code: CodeIndex, Msg: "encode summary", Err: err}
+	}
+	line, _ := json.Marshal(indexLine{Snapshot: s.Snapshot, Sum: digest(js), Summary: js})
+	return line, nil
 }

@@ -477,7 +477,13 @@ func TestHistoryIndex(t *testing.T) {
 	}
 	p := h.Snapshots("customers")[0]
 	id, _ := snapshot.ParseID(h.Entry(p).Snapshot)
-	if err := os.WriteFile(filepath.Join(f.r.Store().Path(id), "array-records.bin"), []byte("x"), 0o644); err != nil {
+	recs := filepath.Join(f.r.Store().Path(id), "array-records.bin")
+	rb, err := os.ReadFile(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb[0] ^= 1 // the size is right, the checksum is not
+	if err := os.WriteFile(recs, rb, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if s, err := h.Summary(p); err != nil || s.Artifact != "customers" {
@@ -486,9 +492,28 @@ func TestHistoryIndex(t *testing.T) {
 	if _, err := h.Scan(p); err == nil {
 		t.Fatal("loading the damaged scan succeeded")
 	}
-	// Damage the summary's line: it is rebuilt from the scan (which now fails to load).
-	b = bytes.Replace(b, []byte(`"artifact":"customers"`), []byte(`"artifact":"customerz"`), 1)
+	// Damage the summary's line: it is rebuilt from the snapshot's summary arrays (the
+	// damaged record array is not among them).
+	// (Lines are in the order the summaries were loaded: in parallel, any order.)
+	lines := bytes.Split(b, []byte("\n"))
+	for i, l := range lines {
+		if bytes.HasPrefix(l, []byte(`{"snapshot":"`+id.String())) {
+			lines[i] = bytes.Replace(l, []byte(`"artifact":"customers"`), []byte(`"artifact":"customerz"`), 1)
+		}
+	}
+	b = bytes.Join(lines, []byte("\n"))
 	if err := os.WriteFile(idx, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h, _ = Open(f.r)
+	if s, err := h.Summary(p); err != nil || s.Artifact != "customers" {
+		t.Fatalf("a damaged index line: %+v, %v", s, err)
+	}
+	// A damaged summary array (the descriptor) fails the rebuild.
+	if err := os.WriteFile(idx, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.r.Store().Path(id), "array-"+repo.KeyDescriptor+".bin"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	h, _ = Open(f.r)
@@ -505,7 +530,7 @@ func TestHistoryIndex(t *testing.T) {
 	writeFile(t, gidx, `{"snapshot":"0123456789abcdef0123456789abcdef","sum":"ab`)
 	g.why("daily", Options{})
 	b, _ = os.ReadFile(gidx)
-	lines := bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
+	lines = bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
 	if len(lines) != 9 || !bytes.HasSuffix(lines[0], []byte(`"sum":"ab`)) {
 		t.Fatalf("index after a torn line: %d lines", len(lines))
 	}

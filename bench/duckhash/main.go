@@ -6,6 +6,10 @@
 //	go build -tags duckdb_arrow -o duckhash ./bench/duckhash
 //
 //	duckhash hash    FILE.parquet      DuckDB: SELECT count(*), sum(hash(id,qty,price,name,"at")) over the file
+//	duckhash entropy ROWS FILE.parquet DuckDB writes FILE (COPY … TO, default settings): ROWS rows of
+//	                                   the five columns of bench/gen's file with high-entropy values (random
+//	                                   int64 id and qty, random double price, random 8–16-character name,
+//	                                   random timestamp at)
 //	duckhash mkview  FILE.parquet DB   writes DB, a DuckDB database with view v = SELECT * FROM read_parquet(FILE)
 //	duckhash drain   READER FILE.parquet
 //	                                   the reader alone: every value read and added to a checksum
@@ -80,6 +84,12 @@ func main() {
 		rows, extra, err = hash(os.Args[2])
 	case "hash-csv": // bench/duckhash/csv.go
 		rows, extra, err = hashCSV(os.Args[2])
+	case "entropy":
+		if len(os.Args) != 4 {
+			err = errors.New("entropy ROWS FILE")
+			break
+		}
+		rows, err = entropy(os.Args[2], os.Args[3])
 	case "mkview":
 		if len(os.Args) != 4 {
 			err = errors.New("mkview FILE DB")
@@ -187,9 +197,10 @@ func query(conn bindings.Connection, q string) ([][]string, error) {
 			for c := range cc {
 				s, ok := rec.Column(c).(*array.String)
 				if !ok {
+					err := fmt.Errorf("column %d is %s, not VARCHAR", c, rec.Column(c).DataType())
 					rec.Release()
 					bindings.DestroyDataChunk(&chunk)
-					return nil, fmt.Errorf("column %d is %s, not VARCHAR", c, rec.Column(c).DataType())
+					return nil, err
 				}
 				row[c] = strings.Clone(s.Value(r)) // the value aliases the chunk's memory
 			}
@@ -240,6 +251,39 @@ func hashFrom(from string) (int64, string, error) {
 		return 0, "", fmt.Errorf("count: %w", err)
 	}
 	return n, "sum=" + rows[0][1] + " threads=" + rows[0][2], nil
+}
+
+// entropy has DuckDB write a Parquet file as users' files are written, with values
+// that neither dictionary nor run-length encoding compresses.
+func entropy(rows, file string) (int64, error) {
+	n, err := strconv.ParseInt(rows, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("ROWS %q", rows)
+	}
+	db, conn, err := openDB(":memory:")
+	if err != nil {
+		return 0, err
+	}
+	defer bindings.Close(&db)
+	defer bindings.Disconnect(&conn)
+	err = exec(conn, `COPY (SELECT
+		(hash(i) >> 1)::BIGINT - 4611686018427387904 AS id,
+		(hash(i, 1) >> 1)::BIGINT - 4611686018427387904 AS qty,
+		random() * 1e6 AS price,
+		substr(md5(i::VARCHAR), 1, 8 + (hash(i, 2) % 9)::INTEGER) AS name,
+		TIMESTAMP '1970-01-01' + to_microseconds((hash(i, 3) % 4102444800000000)::BIGINT) AS "at"
+		FROM range(`+strconv.FormatInt(n, 10)+`) t(i)) TO `+quote(file)+` (FORMAT parquet)`)
+	return n, err
+}
+
+// exec runs one statement and discards its result.
+func exec(conn bindings.Connection, q string) error {
+	var res bindings.Result
+	defer bindings.DestroyResult(&res)
+	if bindings.Query(conn, q, &res) == bindings.StateError {
+		return errors.New(bindings.ResultError(&res))
+	}
+	return nil
 }
 
 func mkview(file, db string) error {

@@ -5,14 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
+	"github.com/pipewhy/pipewhy/fingerprint"
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/pipewhy/pipewhy/snapshot"
 	"github.com/spf13/cobra"
 )
 
 func newInitCommand(s streams) *cobra.Command {
-	var dir string
+	var dir, algorithm string
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "init",
@@ -21,6 +23,13 @@ func newInitCommand(s streams) *cobra.Command {
 the directory given with --repo. It holds a C5 snapshot store (store/), the source schema
 registry that gives columns stable field ids (sources.json) and an append-only log of
 scans (log.jsonl).
+
+The repository fingerprints every scan with one C3 algorithm, chosen here for its whole
+life (snapshots of different algorithms are never compared): --algorithm
+xxh3-128-columnar (pipewhy.fingerprint/xxh3-128-columnar/v2, the default: each value is
+hashed once, a column at a time) or xxh3-128 (pipewhy.fingerprint/xxh3-128/v1, the
+algorithm of repositories created before v2; they keep it). docs/contracts/C3-fingerprint.md
+defines both.
 
 Other commands find the repository with --repo (the repository directory, or the
 project folder holding .pipewhy/), or by looking for .pipewhy/ in the working directory
@@ -33,20 +42,51 @@ Exit status: 0 created; 2 a repository already exists there, or any other error.
 			if target == "" {
 				target = repo.DirName
 			}
-			r, err := repo.Init(target)
+			alg := repo.DefaultAlgorithm
+			if algorithm != "" {
+				var err error
+				if alg, err = parseAlgorithm(algorithm); err != nil {
+					return withExit(ExitError, err)
+				}
+			}
+			r, err := repo.InitAlgorithm(target, alg)
 			if err != nil {
 				return withExit(ExitError, err)
 			}
 			if asJSON {
-				return emitJSON(s, map[string]any{"repository": r.Dir()})
+				return emitJSON(s, map[string]any{"repository": r.Dir(), "algorithm": r.Algorithm().ID()})
 			}
-			_, err = fmt.Fprintf(s.out, "initialized empty PipeWhy repository in %s\n", r.Dir())
+			_, err = fmt.Fprintf(s.out, "initialized empty PipeWhy repository in %s (fingerprints: %s)\n", r.Dir(), r.Algorithm().ID())
 			return err
 		},
 	}
 	cmd.Flags().StringVar(&dir, "repo", "", "repository directory to create (default ./.pipewhy)")
+	cmd.Flags().StringVar(&algorithm, "algorithm", "", algorithmHelp+" (default "+repo.DefaultAlgorithm.Name()+")")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "write JSON instead of text")
 	return cmd
+}
+
+const algorithmHelp = "C3 fingerprint algorithm: xxh3-128-columnar (v2) or xxh3-128 (v1), by name or full identity"
+
+// parseAlgorithm returns the registered fingerprint algorithm named s: its name as the
+// registry spells it (xxh3-128-columnar) or its full identity
+// (pipewhy.fingerprint/xxh3-128-columnar/v2).
+func parseAlgorithm(s string) (fingerprint.Algorithm, error) {
+	if strings.HasPrefix(s, "pipewhy.fingerprint/") {
+		a, err := fingerprint.ParseAlgorithm(s)
+		if err != nil {
+			return a, fmt.Errorf("--algorithm: %w", err)
+		}
+		return a, nil
+	}
+	var names []string
+	for _, a := range fingerprint.Algorithms() {
+		if a.Name() == s {
+			return a, nil
+		}
+		names = append(names, a.Name())
+	}
+	return fingerprint.Algorithm{}, fmt.Errorf("--algorithm: unknown fingerprint algorithm %q (registered: %s)", s, strings.Join(names, ", "))
 }
 
 // repoHelp is the help of --repo in every command that finds the repository.

@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"time"
 
 	"github.com/pipewhy/pipewhy/internal/human"
 	"github.com/pipewhy/pipewhy/repo"
+	"github.com/pipewhy/pipewhy/snapshot"
 	"github.com/spf13/cobra"
 )
 
@@ -18,7 +22,9 @@ func newLogCommand(s streams) *cobra.Command {
 		Short: "List the scans of the repository, newest first",
 		Long: `Log lists the published scans from the repository's scan log, newest first:
 snapshot id, finish time (UTC), artifact, rows, coverage, resolution and source address.
-With ARTIFACT, only that artifact's scans; with -n N, only the newest N.
+With ARTIFACT, only that artifact's scans; with -n N, only the newest N. A scan whose
+snapshot 'pipewhy snapshot prune' removed stays in the log, marked "(removed)" (in
+--json, "removed": true).
 
 When interrupted scans left unpublished attempts in the store, a note on stderr says
 how much space they take and how to remove them.
@@ -52,13 +58,17 @@ Exit status: 0 success (also when nothing was scanned yet); 2 error.`,
 				for _, e := range out {
 					docs = append(docs, logJSON{Snapshot: e.Snapshot, Artifact: e.Artifact, Address: e.Address,
 						Resolution: e.Resolution, Rows: e.Rows, Coverage: e.Coverage, FinishedAtNs: e.FinishedAtNs,
-						FinishedAt: time.Unix(0, int64(e.FinishedAtNs)).UTC().Format(time.RFC3339Nano)})
+						FinishedAt: time.Unix(0, int64(e.FinishedAtNs)).UTC().Format(time.RFC3339Nano), Removed: removed(r, e)})
 				}
 				return emitJSON(s, docs)
 			}
 			for _, e := range out {
-				fmt.Fprintf(s.out, "%s  %s  %-16s %10s rows  %-8s %-7s %s\n", e.Snapshot, human.Time(e.FinishedAtNs),
-					e.Artifact, human.Commas(e.Rows), e.Coverage, e.Resolution, e.Address)
+				mark := ""
+				if removed(r, e) {
+					mark = "  (removed)"
+				}
+				fmt.Fprintf(s.out, "%s  %s  %-16s %10s rows  %-8s %-7s %s%s\n", e.Snapshot, human.Time(e.FinishedAtNs),
+					e.Artifact, human.Commas(e.Rows), e.Coverage, e.Resolution, e.Address, mark)
 			}
 			return nil
 		},
@@ -80,4 +90,16 @@ type logJSON struct {
 	Coverage     string `json:"coverage"`
 	FinishedAtNs uint64 `json:"finished_at_ns,string"`
 	FinishedAt   string `json:"finished_at"`
+	Removed      bool   `json:"removed,omitempty"` // its snapshot was removed (snapshot prune)
+}
+
+// removed reports whether the snapshot of scan e is no longer in the store (a prune
+// removed it; the log keeps its line).
+func removed(r *repo.Repo, e repo.LogEntry) bool {
+	id, err := snapshot.ParseID(e.Snapshot)
+	if err != nil {
+		return false
+	}
+	_, err = os.Lstat(r.Store().Path(id))
+	return errors.Is(err, fs.ErrNotExist)
 }

@@ -13,12 +13,13 @@ import (
 	"github.com/pipewhy/pipewhy/scan"
 	"github.com/pipewhy/pipewhy/snapshot"
 	"github.com/pipewhy/pipewhy/source"
+	"github.com/pipewhy/pipewhy/why"
 	"github.com/spf13/cobra"
 )
 
 type scanFlags struct {
 	repo, resolution, profile, name, schema string
-	query, config                           string
+	query, config, algorithm                string
 	key, exclude                            []string
 	null                                    string
 	nullSet, infer, allowPartial, asJSON    bool
@@ -88,6 +89,7 @@ Exit status: 0 published; 2 error (nothing published).`,
 	fl.BoolVar(&f.asJSON, "json", false, "write a JSON summary instead of text")
 	fl.StringVar(&f.query, "query", "", "a SELECT to scan, for a database address without #TABLE")
 	fl.StringVar(&f.config, "config", "", "project file (default: pipewhy.yaml here or in a parent)")
+	fl.StringVar(&f.algorithm, "algorithm", "", algorithmHelp+"; must be the repository's (default: the repository's)")
 	return cmd
 }
 
@@ -174,6 +176,11 @@ func scanOptions(f scanFlags, addr string) (scan.Options, error) {
 	o.Source.Exclude = f.exclude
 	o.Source.MissingAsNull = f.missingAsNull
 	o.Source.Query = f.query
+	if f.algorithm != "" {
+		if o.Algorithm, err = parseAlgorithm(f.algorithm); err != nil {
+			return o, err
+		}
+	}
 	return o, nil
 }
 
@@ -214,6 +221,10 @@ func scanWithProgress(ctx context.Context, s streams, r *repo.Repo, o scan.Optio
 	stagingNote(s.err, r.Store())
 	if err != nil {
 		return nil, withExit(ExitError, err)
+	}
+	// Summarized now, the scan costs the next 'pipewhy why' or report nothing to read.
+	if err := why.Record(r, res.ID); err != nil {
+		fmt.Fprintf(s.err, "pipewhy: note: the summary index was not updated: %v\n", err)
 	}
 	return res, nil
 }

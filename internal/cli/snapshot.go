@@ -31,6 +31,7 @@ repository's or not.
   pipewhy snapshot verify [ID...]       check every stored byte (all snapshots when no ID)
   pipewhy snapshot inspect              unpublished attempts an interrupted scan left behind
   pipewhy snapshot gc-staging           remove those attempts (--dry-run first to see them)
+  pipewhy snapshot prune --keep-last N  remove old scans by a retention rule (--dry-run first)
 
 'pipewhy show ID' shows what a scan observed (source, coverage, schema); 'pipewhy
 snapshot show ID' shows how it is stored. IDs may be abbreviated to a unique prefix
@@ -215,7 +216,7 @@ diagnostic. Inspect changes nothing; 'pipewhy snapshot gc-staging' removes attem
 			return nil
 		},
 	}
-	cmd.AddCommand(list, show, verify, inspect, newGCStagingCommand(s, open, &asJSON))
+	cmd.AddCommand(list, show, verify, inspect, newGCStagingCommand(s, open, &asJSON), newPruneCommand(s, open, &asJSON))
 	return cmd
 }
 

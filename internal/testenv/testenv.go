@@ -3,6 +3,7 @@ package testenv
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -61,4 +62,26 @@ func MySQLAddress() string {
 		return d
 	}
 	return "mysql://root@127.0.0.1:3306/test"
+}
+
+// BenchDirVar names a directory where benchmarks keep the repository they build, so
+// that later runs and the command line reuse it (bench/README.md).
+const BenchDirVar = "PIPEWHY_BENCH_DIR"
+
+// KeptBenchDir returns the directory BenchDirVar names, building its content there
+// first with build when ready (a file of it, relative to the directory) does not exist;
+// ok is false when the variable is not set (the benchmark then builds in a temporary
+// directory of its own). The directory is never removed.
+func KeptBenchDir(ready string, build func(dir string) error) (dir string, ok bool, err error) {
+	dir = os.Getenv(BenchDirVar)
+	if dir == "" {
+		return "", false, nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, ready)); err == nil {
+		return dir, true, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", true, err
+	}
+	return dir, true, build(dir)
 }
