@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/pipewhy/pipewhy/internal/errcode"
 )
 
 // Code is a stable, machine-readable error code. Codes are only ever appended;
@@ -145,12 +147,7 @@ func (e *Error) Is(target error) bool {
 }
 
 // CodeOf returns the code of the first *Error in err's chain, or "" if none.
-func CodeOf(err error) Code {
-	if e, ok := errors.AsType[*Error](err); ok {
-		return e.Code
-	}
-	return ""
-}
+func CodeOf(err error) Code { return errcode.As[*Error, Code](err) }
 
 func category(c Code) error {
 	switch c {

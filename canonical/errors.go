@@ -1,9 +1,10 @@
 package canonical
 
 import (
-	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/pipewhy/pipewhy/internal/errcode"
 )
 
 // Code is a stable error code of graphforge-canonical/1. Codes are only ever appended.
@@ -100,12 +101,7 @@ func (e *Error) Is(target error) bool {
 }
 
 // CodeOf returns the code of the first *Error in err's chain, or "" if there is none.
-func CodeOf(err error) Code {
-	if e, ok := errors.AsType[*Error](err); ok {
-		return e.Code
-	}
-	return ""
-}
+func CodeOf(err error) Code { return errcode.As[*Error, Code](err) }
 
 func errAt(code Code, path string) *Error { return &Error{Code: code, Path: path} }
 

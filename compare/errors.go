@@ -1,6 +1,6 @@
 package compare
 
-import "fmt"
+import "github.com/pipewhy/pipewhy/internal/errcode"
 
 // Code is a stable error code. Codes are only ever appended, never renamed or reused.
 type Code string
@@ -33,11 +33,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	s := "compare " + e.Op + ": " + e.Msg
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return fmt.Sprintf("%s [%s]", s, e.Code)
+	return errcode.Text("compare "+e.Op, e.Msg, e.Err, string(e.Code))
 }
 
 func (e *Error) Unwrap() error { return e.Err }

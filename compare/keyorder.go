@@ -1,8 +1,10 @@
 package compare
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
+	"slices"
 )
 
 // lessKey orders two key records (C2 record words projected onto the key fields) the way
@@ -63,11 +65,11 @@ func typeRank(tag uint64) uint64 {
 
 func compareValue(ta uint64, a []uint64, tb uint64, b []uint64) int {
 	if ra, rb := typeRank(ta), typeRank(tb); ra != rb {
-		return cmpUint(ra, rb)
+		return cmp.Compare(ra, rb)
 	}
 	switch {
 	case ta <= 1 && tb <= 1:
-		return cmpUint(ta, tb)
+		return cmp.Compare(ta, tb)
 	case (ta == 3 || ta == 4) && len(a) == 1 && len(b) == 1:
 		if ta != tb { // a negative INT64 sorts before every UINT64
 			if ta == 3 {
@@ -76,9 +78,9 @@ func compareValue(ta uint64, a []uint64, tb uint64, b []uint64) int {
 			return 1
 		}
 		if ta == 3 {
-			return cmpInt(int64(a[0]), int64(b[0]))
+			return cmp.Compare(int64(a[0]), int64(b[0]))
 		}
-		return cmpUint(a[0], b[0])
+		return cmp.Compare(a[0], b[0])
 	case ta == 5 && tb == 5 && len(a) == 1 && len(b) == 1:
 		x, y := math.Float64frombits(a[0]), math.Float64frombits(b[0])
 		switch {
@@ -93,7 +95,7 @@ func compareValue(ta uint64, a []uint64, tb uint64, b []uint64) int {
 	case (ta == 6 || ta == 7) && ta == tb && len(a) >= 1 && len(b) >= 1:
 		return compareBytes(a, b)
 	}
-	return compareWords(a, b)
+	return slices.Compare(a, b)
 }
 
 // compareBytes compares two TEXT/BYTES payloads [byte_count, packed LE words...] by their
@@ -102,39 +104,10 @@ func compareBytes(a, b []uint64) int {
 	na, nb := a[0], b[0]
 	for i := 1; i < len(a) && i < len(b); i++ {
 		if a[i] != b[i] {
-			return cmpUint(bits.ReverseBytes64(a[i]), bits.ReverseBytes64(b[i]))
+			return cmp.Compare(bits.ReverseBytes64(a[i]), bits.ReverseBytes64(b[i]))
 		}
 	}
-	return cmpUint(na, nb)
-}
-
-func compareWords(a, b []uint64) int {
-	for k := 0; k < len(a) && k < len(b); k++ {
-		if a[k] != b[k] {
-			return cmpUint(a[k], b[k])
-		}
-	}
-	return cmpInt(int64(len(a)), int64(len(b)))
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return cmp.Compare(na, nb)
 }
 
 func cmpBool(a, b bool) int {

@@ -1,8 +1,9 @@
 package fingerprint
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/pipewhy/pipewhy/internal/errcode"
 )
 
 // Code is a stable error code. Codes are part of the public contract: they are only
@@ -73,12 +74,7 @@ func (e *Error) Is(target error) bool {
 }
 
 // CodeOf returns the stable code of err, or "" when err carries none of this package.
-func CodeOf(err error) Code {
-	if e, ok := errors.AsType[*Error](err); ok {
-		return e.Code
-	}
-	return ""
-}
+func CodeOf(err error) Code { return errcode.As[*Error, Code](err) }
 
 func newErr(op string, code Code, msg string) *Error {
 	return &Error{Code: code, Op: op, Batch: -1, Record: -1, Msg: msg}

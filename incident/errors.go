@@ -1,6 +1,6 @@
 package incident
 
-import "fmt"
+import "github.com/pipewhy/pipewhy/internal/errcode"
 
 // Code is a stable error code. Codes are only ever appended, never renamed or reused.
 type Code string
@@ -24,11 +24,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	s := "incident: " + e.Msg
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return fmt.Sprintf("%s [%s]", s, e.Code)
+	return errcode.Text("incident", e.Msg, e.Err, string(e.Code))
 }
 
 func (e *Error) Unwrap() error { return e.Err }

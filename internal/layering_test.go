@@ -22,33 +22,33 @@ const module = "github.com/pipewhy/pipewhy/"
 // internal package only when its rule names it (default deny).
 var allowed = map[string][]string{
 	// The HTML report, over the analyses it shows; a headless browser for tests only.
-	"report":               {"snapshot", "repo", "compare", "lineage", "why", "incident"},
+	"report":               {"snapshot", "repo", "compare", "lineage", "why", "incident", "internal/human", "internal/errcode"},
 	"internal/browsertest": {"internal/testenv"}, // imported by tests only (testOnly)
 
-	"normalize":          {"internal/civil"},
+	"normalize":          {"internal/civil", "internal/errcode"},
 	"normalize/columnar": {"canonical", "internal/civil", "internal/decimaltext"}, // NESTED values are graphforge-canonical/1 bytes
 	"normalize/c2text":   {},                                                      // C2 values as text for people: normalize only
 	"source/duckdb":      {},
 	"source/postgres":    {},
 	"source/mysql":       {"internal/civil"},
-	"arrays":             {},
+	"arrays":             {"internal/errcode"},
 	"snapshot":           {"internal/hugemem"},
-	"canonical":          {},
+	"canonical":          {"internal/errcode"},
 	"canonical/arrowio":  {"internal/arrowfb"},
-	"source":             {"internal/civil", "internal/hugemem", "internal/arrowfb", "internal/decimaltext"},
-	"fingerprint":        {"normalize", "arrays", "internal/civil", "internal/hugemem"},
-	"repo":               {"snapshot", "source", "fingerprint", "normalize", "arrays"},
-	"scan":               {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo", "lineage"},
-	"incident":           {"snapshot", "fingerprint", "normalize", "arrays", "repo", "config", "lineage", "why", "internal/tablefp", "internal/chain"},
-	"retention":          {"snapshot", "repo", "lineage", "incident"}, // prune: the scans, and the histories that refer to them
-	"why":                {"snapshot", "fingerprint", "normalize", "arrays", "repo", "scan", "source", "compare", "lineage"},
-	"lineage":            {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo", "config", "internal/tablefp", "internal/chain"},
-	"compare":            {"snapshot", "fingerprint", "normalize", "repo", "source"}, // source: type names (no adapter, no scan)
+	"source":             {"internal/civil", "internal/hugemem", "internal/arrowfb", "internal/decimaltext", "internal/errcode"},
+	"fingerprint":        {"normalize", "arrays", "internal/civil", "internal/hugemem", "internal/errcode"},
+	"repo":               {"snapshot", "source", "fingerprint", "normalize", "arrays", "internal/errcode"},
+	"scan":               {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo", "lineage", "internal/errcode"},
+	"incident":           {"snapshot", "fingerprint", "normalize", "arrays", "repo", "config", "lineage", "why", "internal/tablefp", "internal/chain", "internal/errcode"},
+	"retention":          {"snapshot", "repo", "lineage", "incident", "internal/errcode"}, // prune: the scans, and the histories that refer to them
+	"why":                {"snapshot", "fingerprint", "normalize", "arrays", "repo", "scan", "source", "compare", "lineage", "internal/human", "internal/errcode"},
+	"lineage":            {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo", "config", "internal/tablefp", "internal/chain", "internal/errcode"},
+	"compare":            {"snapshot", "fingerprint", "normalize", "repo", "source", "internal/errcode"}, // source: type names (no adapter, no scan)
 	"compare/live":       {"snapshot", "fingerprint", "normalize", "repo", "scan", "source"},
 	"examples":           {},
 	"config":             {"normalize"},
 	"internal/cli": {"canonical", "compare", "config", "examples", "fingerprint", "incident", "lineage", "normalize", "repo",
-		"report", "retention", "scan", "snapshot", "source", "why", "internal/errcode"}, // the command: every library package
+		"report", "retention", "scan", "snapshot", "source", "why", "internal/errcode", "internal/human"}, // the command: every library package
 	"internal/tablefp": {"fingerprint", "normalize", "snapshot"},
 	"internal/chain":   {"fingerprint", "snapshot", "internal/tablefp"},
 	"internal/cputime": {}, // a leaf: the standard library only
@@ -56,6 +56,7 @@ var allowed = map[string][]string{
 	"internal/civil":   {}, // a leaf: the standard library only
 	"internal/arrowfb": {}, // a leaf: the standard library only
 	"internal/errcode": {}, // a leaf: the standard library only
+	"internal/human":   {}, // a leaf: the standard library only
 	"internal/testenv": {}, // a leaf, and imported by tests only (testOnly)
 	"cmd":              {"internal/cli"},
 	"bench":            {"*"}, // benchmark programs may measure anything

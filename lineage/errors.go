@@ -1,8 +1,7 @@
 package lineage
 
 import (
-	"errors"
-	"fmt"
+	"github.com/pipewhy/pipewhy/internal/errcode"
 )
 
 // Code is a stable error code. Codes are only ever appended, never renamed or reused.
@@ -32,15 +31,11 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	s := "lineage " + e.Op
+	head := "lineage " + e.Op
 	if e.Path != "" {
-		s += " " + e.Path
+		head += " " + e.Path
 	}
-	s += ": " + e.Msg
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return fmt.Sprintf("%s [%s]", s, e.Code)
+	return errcode.Text(head, e.Msg, e.Err, string(e.Code))
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -56,9 +51,4 @@ func (e *Error) Is(target error) bool {
 }
 
 // CodeOf returns the code of the first *Error in err's chain, or "".
-func CodeOf(err error) Code {
-	if e, ok := errors.AsType[*Error](err); ok {
-		return e.Code
-	}
-	return ""
-}
+func CodeOf(err error) Code { return errcode.As[*Error, Code](err) }

@@ -13,9 +13,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/pipewhy/pipewhy/compare"
+	"github.com/pipewhy/pipewhy/internal/human"
 	"github.com/pipewhy/pipewhy/why"
 )
 
@@ -251,7 +251,7 @@ type incidentView struct {
 }
 
 func newView(p *Page) *view {
-	v := &view{Generated: when(p.GeneratedAtNs), Lineage: p.Lineage}
+	v := &view{Generated: human.Time(p.GeneratedAtNs), Lineage: p.Lineage}
 	switch len(p.Scoped) {
 	case 0:
 		v.Title = fmt.Sprintf("%d artifacts", len(p.Artifacts))
@@ -329,9 +329,9 @@ func nodeSub(a *Artifact) string {
 	}
 	c := a.Explanation.Change
 	if c.Records == nil {
-		return fmt.Sprintf("%s → %s rows", commas(c.Rows[0]), commas(c.Rows[1]))
+		return fmt.Sprintf("%s → %s rows", human.Commas(c.Rows[0]), human.Commas(c.Rows[1]))
 	}
-	return fmt.Sprintf("+%s −%s ~%s", commas(c.Records.Added), commas(c.Records.Removed), commas(c.Records.Changed))
+	return fmt.Sprintf("+%s −%s ~%s", human.Commas(c.Records.Added), human.Commas(c.Records.Removed), human.Commas(c.Records.Changed))
 }
 
 func artifactOf(p *Page, i int, a *Artifact, index map[string]int) artifactView {
@@ -341,7 +341,7 @@ func artifactOf(p *Page, i int, a *Artifact, index map[string]int) artifactView 
 		if len(short) > 12 {
 			short = short[:12]
 		}
-		av.Latest = &latestView{Short: short, When: when(l.FinishedAtNs), Rows: commas(l.Rows), Resolution: l.Resolution, Coverage: l.Coverage, Address: l.Address}
+		av.Latest = &latestView{Short: short, When: human.Time(l.FinishedAtNs), Rows: human.Commas(l.Rows), Resolution: l.Resolution, Coverage: l.Coverage, Address: l.Address}
 	}
 	var consumers []string
 	for _, e := range p.Edges {
@@ -371,27 +371,27 @@ func artifactOf(p *Page, i int, a *Artifact, index map[string]int) artifactView 
 		}
 	}
 	for _, in := range a.Incidents {
-		av.Incidents = append(av.Incidents, incidentView{ID: in.ID, Reason: in.Reason, Summary: in.Summary, Count: in.Count, Last: when(in.LastSeenNs)})
+		av.Incidents = append(av.Incidents, incidentView{ID: in.ID, Reason: in.Reason, Summary: in.Summary, Count: in.Count, Last: human.Time(in.LastSeenNs)})
 	}
 	return av
 }
 
 func changeOf(c *why.Change) *changeView {
-	cv := &changeView{Rows: fmt.Sprintf("%s → %s records", commas(c.Rows[0]), commas(c.Rows[1])), Columns: c.Columns, Examples: c.Example}
+	cv := &changeView{Rows: fmt.Sprintf("%s → %s records", human.Commas(c.Rows[0]), human.Commas(c.Rows[1])), Columns: c.Columns, Examples: c.Example}
 	if !c.Comparable {
 		cv.Reason = c.Reason
 	}
 	if r := c.Records; r != nil {
-		cv.Records = &recordsView{Added: commas(r.Added), Removed: commas(r.Removed), Changed: commas(r.Changed), Unchanged: commas(r.Unchanged)}
+		cv.Records = &recordsView{Added: human.Commas(r.Added), Removed: human.Commas(r.Removed), Changed: human.Commas(r.Changed), Unchanged: human.Commas(r.Unchanged)}
 		if more := r.Changed - uint64(len(c.Example)); r.Changed > uint64(len(c.Example)) && len(c.Example) > 0 {
-			cv.MoreExamples = commas(more)
+			cv.MoreExamples = human.Commas(more)
 		}
 		for name, n := range c.Fields {
 			pct := 0
 			if r.Changed > 0 {
 				pct = max(1, int((n*100+r.Changed/2)/r.Changed))
 			}
-			cv.Fields = append(cv.Fields, fieldView{Name: name, N: commas(n), Percent: min(pct, 100)})
+			cv.Fields = append(cv.Fields, fieldView{Name: name, N: human.Commas(n), Percent: min(pct, 100)})
 		}
 		slices.SortFunc(cv.Fields, func(a, b fieldView) int {
 			return cmp.Or(cmp.Compare(c.Fields[b.Name], c.Fields[a.Name]), strings.Compare(a.Name, b.Name))
@@ -463,7 +463,7 @@ func strip(steps []Step) *stripView {
 			changed++
 		}
 		fmt.Fprintf(bar, "M%s %dv-%sh%dv%sz", num(x), barTop+barMax, num(h), barW, num(h))
-		rows = append(rows, commas(s.Rows))
+		rows = append(rows, human.Commas(s.Rows))
 		if s.First {
 			continue
 		}
@@ -472,7 +472,7 @@ func strip(steps []Step) *stripView {
 		case !s.Changed:
 		case r != nil:
 			mark = "Δ" + compact(r.Added+r.Removed+r.Changed)
-			change = fmt.Sprintf("+%s −%s ~%s", commas(r.Added), commas(r.Removed), commas(r.Changed))
+			change = fmt.Sprintf("+%s −%s ~%s", human.Commas(r.Added), human.Commas(r.Removed), human.Commas(r.Changed))
 		default:
 			mark, change = "Δ", "changed"
 		}
@@ -489,7 +489,7 @@ func strip(steps []Step) *stripView {
 	}
 	first, last := steps[0], steps[len(steps)-1]
 	sv.Summary = fmt.Sprintf("%s → %s rows over %d snapshot%s; changed at %d of %d scans",
-		commas(first.Rows), commas(last.Rows), len(steps), plural(len(steps)), changed, len(steps)-1)
+		human.Commas(first.Rows), human.Commas(last.Rows), len(steps), human.Plural(len(steps)), changed, len(steps)-1)
 	return sv
 }
 
@@ -506,27 +506,4 @@ func compact(n uint64) string {
 		return fmt.Sprintf("%.1fM", float64(n)/1e6)
 	}
 	return fmt.Sprintf("%dM", n/1_000_000)
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
-func when(ns uint64) string {
-	return time.Unix(0, int64(ns)).UTC().Format("2006-01-02 15:04:05")
-}
-
-func commas(n uint64) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }

@@ -1,9 +1,6 @@
 package retention
 
-import (
-	"errors"
-	"fmt"
-)
+import "github.com/pipewhy/pipewhy/internal/errcode"
 
 // Code is a stable error code. Codes are only ever appended, never renamed or reused.
 type Code string
@@ -26,15 +23,11 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	s := "retention: "
+	head := "retention"
 	if e.Path != "" {
-		s += e.Path + ": "
+		head += ": " + e.Path
 	}
-	s += e.Msg
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return fmt.Sprintf("%s [%s]", s, e.Code)
+	return errcode.Text(head, e.Msg, e.Err, string(e.Code))
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -49,9 +42,4 @@ func (e *Error) Is(target error) bool {
 }
 
 // CodeOf returns the code of the first *Error in err's chain, or "".
-func CodeOf(err error) Code {
-	if e, ok := errors.AsType[*Error](err); ok {
-		return e.Code
-	}
-	return ""
-}
+func CodeOf(err error) Code { return errcode.As[*Error, Code](err) }

@@ -1,8 +1,9 @@
 package scan
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/pipewhy/pipewhy/internal/errcode"
 )
 
 // Code is a stable error code. Codes are only ever appended, never renamed or reused.
@@ -35,11 +36,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	s := "scan " + e.Op + ": " + e.Msg
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return fmt.Sprintf("%s [%s]", s, e.Code)
+	return errcode.Text("scan "+e.Op, e.Msg, e.Err, string(e.Code))
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -56,12 +53,7 @@ func (e *Error) Is(target error) bool {
 
 // CodeOf returns the code of the first error of this package (*Error or
 // *DuplicateKeyError) in err's chain, or "".
-func CodeOf(err error) Code {
-	if e, ok := errors.AsType[coded](err); ok {
-		return Code(e.ErrorCode())
-	}
-	return ""
-}
+func CodeOf(err error) Code { return errcode.As[coded, Code](err) }
 
 // coded is what this package's two error types have in common; only they implement its
 // unexported method.

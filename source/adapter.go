@@ -1,9 +1,15 @@
 package source
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // This file is the toolkit of the adapters that live in packages of their own
@@ -43,7 +49,7 @@ func Exclude(op, src string, names, exclude []string) (keep []bool, excluded []s
 			}
 		}
 		if !found {
-			return nil, nil, &Error{Code: CodeNotFound, Op: op, Source: src, Detail: fmt.Sprintf("excluded column %q does not exist", x)}
+			return nil, nil, &Error{Code: CodeNotFound, Op: op, Source: src, Msg: fmt.Sprintf("excluded column %q does not exist", x)}
 		}
 	}
 	for i, n := range names {
@@ -80,6 +86,18 @@ func (t *Tracker) Fail(f Failure, record bool) {
 	if len(t.failures) < t.MaxDetails {
 		t.failures = append(t.failures, f)
 	}
+}
+
+// Stop records err, the error that ends a read before its end, as a failure that costs
+// no record ("reading stopped: " and the message of err's *Error) and marks the read done
+// and fatal. The adapter returns err from this Next and the next ones.
+func (t *Tracker) Stop(err error) {
+	msg := "see error"
+	if e, ok := errors.AsType[*Error](err); ok && e.Msg != "" {
+		msg = e.Msg
+	}
+	t.Fail(Failure{Code: CodeOf(err), Detail: "reading stopped: " + msg}, false)
+	t.Done, t.Fatal = true, true
 }
 
 // FailedRecords is the number of records that failed and were not returned.
@@ -197,3 +215,119 @@ type scrubbed struct {
 
 func (e *scrubbed) Error() string { return strings.ReplaceAll(e.err.Error(), e.secret, redacted) }
 func (e *scrubbed) Unwrap() error { return e.err }
+
+// DropRows returns rec without the rows in drop (0-based indices), as a batch of schema:
+// what an adapter returns of a batch some rows of which it counts as failures
+// (Tracker.Fail, record=true). It takes ownership of rec. Its error is arrow-go's, for
+// the adapter to wrap in an *Error of its own.
+func DropRows(rec arrow.RecordBatch, schema *arrow.Schema, drop map[int]bool, mem memory.Allocator) (arrow.RecordBatch, error) {
+	defer rec.Release()
+	var parts []arrow.RecordBatch
+	start, n := 0, int(rec.NumRows())
+	for i := 0; i <= n; i++ {
+		if i == n || drop[i] {
+			if i > start {
+				parts = append(parts, rec.NewSlice(int64(start), int64(i)))
+			}
+			start = i + 1
+		}
+	}
+	defer func() {
+		for _, p := range parts {
+			p.Release()
+		}
+	}()
+	rows := int64(0)
+	for _, p := range parts {
+		rows += p.NumRows()
+	}
+	cols := make([]arrow.Array, rec.NumCols())
+	for ci := range cols {
+		if len(parts) == 0 {
+			cols[ci] = array.MakeArrayOfNull(mem, rec.Column(ci).DataType(), 0)
+		} else {
+			chunks := make([]arrow.Array, len(parts))
+			for pi, p := range parts {
+				chunks[pi] = p.Column(ci)
+			}
+			c, err := array.Concatenate(chunks, mem)
+			if err != nil {
+				return nil, err
+			}
+			cols[ci] = c
+		}
+		defer cols[ci].Release()
+	}
+	return array.NewRecordBatch(schema, cols, rows), nil
+}
+
+// An Option names a field of Options that an adapter may not take (Options.Refuse), as
+// the error names it.
+type Option string
+
+// The options an adapter may refuse.
+const (
+	OptColumns       Option = "Columns"
+	OptInferNull     Option = "Infer/Null" // Infer or Null: the CSV type inference
+	OptMissingAsNull Option = "MissingAsNull"
+	OptHashContent   Option = "HashContent"
+	OptMaxLineBytes  Option = "MaxLineBytes"
+	OptQuery         Option = "Query"
+)
+
+// Refuse returns the PW_SOURCE_OPTION error of the first of options, in the order given,
+// that o sets: an option the adapter does not take ("Columns does not apply to the mysql
+// adapter"), or nil. op and src are the error's Op and Source; adapter names the adapter.
+func (o Options) Refuse(op, src, adapter string, options ...Option) error {
+	for _, opt := range options {
+		var set bool
+		switch opt {
+		case OptColumns:
+			set = len(o.Columns) > 0
+		case OptInferNull:
+			set = o.Infer || o.Null != nil
+		case OptMissingAsNull:
+			set = o.MissingAsNull
+		case OptHashContent:
+			set = o.HashContent
+		case OptMaxLineBytes:
+			set = o.MaxLineBytes != 0
+		case OptQuery:
+			set = o.Query != ""
+		}
+		if set {
+			return &Error{Code: CodeOption, Op: op, Source: src, Msg: string(opt) + " does not apply to the " + adapter + " adapter"}
+		}
+	}
+	return nil
+}
+
+// WithMeta returns f with the adapter metadata added to its own, replacing a key it
+// already has: MetaSourceType, the source's spelling of the type, and for a fixed-width
+// number MetaSourceWidth, the bit width of f's Arrow type.
+func WithMeta(f arrow.Field, sourceType string) arrow.Field {
+	m := fieldMeta(sourceType, f.Type)
+	keys := append([]string(nil), f.Metadata.Keys()...)
+	vals := append([]string(nil), f.Metadata.Values()...)
+	for i, k := range m.Keys() {
+		if j := f.Metadata.FindKey(k); j >= 0 {
+			vals[j] = m.Values()[i]
+			continue
+		}
+		keys = append(keys, k)
+		vals = append(vals, m.Values()[i])
+	}
+	f.Metadata = arrow.NewMetadata(keys, vals)
+	return f
+}
+
+// CloseOnError closes c when *err is set, ignoring the error of Close: the open error is
+// the one to report. An adapter's open defers it once it holds c, with err its named
+// result:
+//
+//	defer source.CloseOnError(&err, s)
+func CloseOnError(err *error, c io.Closer) {
+	if *err != nil {
+		_ = c.Close()
+	}
+}

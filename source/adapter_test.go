@@ -2,10 +2,15 @@ package source
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 func TestExclude(t *testing.T) {
@@ -19,7 +24,7 @@ func TestExclude(t *testing.T) {
 	}
 	_, _, err = Exclude("csv open", "csv:/x.csv", names, []string{"a", "nope"})
 	e, ok := errors.AsType[*Error](err)
-	if !ok || e.Code != CodeNotFound || e.Op != "csv open" || e.Source != "csv:/x.csv" || e.Detail != `excluded column "nope" does not exist` {
+	if !ok || e.Code != CodeNotFound || e.Op != "csv open" || e.Source != "csv:/x.csv" || e.Msg != `excluded column "nope" does not exist` {
 		t.Fatalf("unknown column: %#v", err)
 	}
 }
@@ -73,7 +78,7 @@ func TestRedactAddress(t *testing.T) {
 }
 
 func TestScrubError(t *testing.T) {
-	cause := &Error{Code: CodeAuth, Detail: "password s3cret refused", Err: io.EOF}
+	cause := &Error{Code: CodeAuth, Msg: "password s3cret refused", Err: io.EOF}
 	err := ScrubError(cause, "s3cret")
 	if strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "password xxxxx refused") {
 		t.Errorf("scrubbed text %q", err)
@@ -83,5 +88,92 @@ func TestScrubError(t *testing.T) {
 	}
 	if ScrubError(nil, "s3cret") != nil || ScrubError(cause, "") != error(cause) {
 		t.Error("a nil error or an empty secret is not returned as it is")
+	}
+}
+
+func TestDropRows(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	schema := arrow.NewSchema([]arrow.Field{{Name: "n", Type: arrow.PrimitiveTypes.Int64}, {Name: "s", Type: arrow.BinaryTypes.String}}, nil)
+	batch := func() arrow.RecordBatch {
+		b := array.NewRecordBuilder(mem, schema)
+		defer b.Release()
+		b.Field(0).(*array.Int64Builder).AppendValues([]int64{0, 1, 2, 3, 4}, nil)
+		b.Field(1).(*array.StringBuilder).AppendValues([]string{"a", "b", "c", "d", "e"}, nil)
+		return b.NewRecordBatch()
+	}
+	for _, c := range []struct {
+		drop map[int]bool
+		n    []int64
+		s    []string
+	}{
+		{map[int]bool{1: true, 3: true}, []int64{0, 2, 4}, []string{"a", "c", "e"}},
+		{map[int]bool{0: true, 4: true}, []int64{1, 2, 3}, []string{"b", "c", "d"}},
+		{map[int]bool{0: true, 1: true, 2: true, 3: true, 4: true}, []int64{}, []string{}},
+	} {
+		out, err := DropRows(batch(), schema, c.drop, mem)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := out.Column(0).(*array.Int64).Int64Values()
+		var s []string
+		for i := 0; i < int(out.NumRows()); i++ {
+			s = append(s, out.Column(1).(*array.String).Value(i))
+		}
+		if !slices.Equal(n, c.n) || !slices.Equal(s, c.s) && len(c.s)+len(s) > 0 || out.NumRows() != int64(len(c.n)) {
+			t.Errorf("drop %v: rows %v %q, want %v %q", c.drop, n, s, c.n, c.s)
+		}
+		out.Release()
+	}
+}
+
+func TestRefuse(t *testing.T) {
+	o := Options{Columns: []Column{{Name: "a", Type: "text"}}, HashContent: true, Null: new(string)}
+	err := o.Refuse("x open", "x:/f", "x", OptMissingAsNull, OptHashContent, OptColumns, OptInferNull)
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeOption || e.Op != "x open" || e.Source != "x:/f" || e.Msg != "HashContent does not apply to the x adapter" {
+		t.Fatalf("Refuse = %#v, want the first option set, in the order given: HashContent", err)
+	}
+	if err := o.Refuse("x open", "x:/f", "x", OptMissingAsNull, OptQuery, OptMaxLineBytes); err != nil {
+		t.Fatalf("Refuse of options not set = %v, want nil", err)
+	}
+	if err := (Options{Null: new(string)}).Refuse("op", "src", "y", OptInferNull); err == nil || !strings.Contains(err.Error(), "Infer/Null does not apply to the y adapter") {
+		t.Fatalf("Null set: %v, want Infer/Null refused", err)
+	}
+}
+
+func TestTrackerStop(t *testing.T) {
+	for _, c := range []struct {
+		err    error
+		code   Code
+		detail string
+	}{
+		{&Error{Code: CodeCorrupt, Op: "x next", Msg: "cannot decode"}, CodeCorrupt, "reading stopped: cannot decode"},
+		{fmt.Errorf("wrapped: %w", &Error{Code: CodeIO, Msg: "read failed"}), CodeIO, "reading stopped: read failed"},
+		{&Error{Code: CodeIO}, CodeIO, "reading stopped: see error"},
+		{errors.New("plain"), "", "reading stopped: see error"},
+	} {
+		tr := Tracker{MaxDetails: 10}
+		tr.Stop(c.err)
+		f := tr.Failures()
+		if !tr.Done || !tr.Fatal || tr.FailedRecords() != 0 || len(f) != 1 || f[0].Code != c.code || f[0].Detail != c.detail {
+			t.Errorf("Stop(%v): done %v fatal %v failed records %d failures %+v; want done, fatal, no record, one failure %s %q",
+				c.err, tr.Done, tr.Fatal, tr.FailedRecords(), f, c.code, c.detail)
+		}
+	}
+}
+
+func TestWithMeta(t *testing.T) {
+	f := arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Int32, Metadata: arrow.NewMetadata([]string{"a", MetaSourceType}, []string{"1", "old"})}
+	got := WithMeta(f, "INTEGER").Metadata
+	if !slices.Equal(got.Keys(), []string{"a", MetaSourceType, MetaSourceWidth}) || !slices.Equal(got.Values(), []string{"1", "INTEGER", "32"}) {
+		t.Errorf("int32: %v, want its own key kept, the type replaced and the width 32 added", got)
+	}
+	got = WithMeta(arrow.Field{Name: "s", Type: arrow.BinaryTypes.String}, "TEXT").Metadata
+	if !slices.Equal(got.Keys(), []string{MetaSourceType}) || !slices.Equal(got.Values(), []string{"TEXT"}) {
+		t.Errorf("text: %v, want the type only: no width for a type without one", got)
+	}
+	if f.Metadata.Values()[1] != "old" {
+		t.Error("WithMeta changed the metadata of the field it was given")
 	}
 }

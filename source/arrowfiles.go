@@ -3,28 +3,10 @@ package source
 import (
 	"fmt"
 	"os"
-	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
-
-// withMeta returns f with the adapter metadata added to its own.
-func withMeta(f arrow.Field, sourceType string) arrow.Field {
-	m := fieldMeta(sourceType, f.Type)
-	keys := append([]string(nil), f.Metadata.Keys()...)
-	vals := append([]string(nil), f.Metadata.Values()...)
-	for i, k := range m.Keys() {
-		if j := f.Metadata.FindKey(k); j >= 0 {
-			vals[j] = m.Values()[i]
-			continue
-		}
-		keys = append(keys, k)
-		vals = append(vals, m.Values()[i])
-	}
-	f.Metadata = arrow.NewMetadata(keys, vals)
-	return f
-}
 
 // fileBase is the state shared by the Parquet and IPC adapters.
 type fileBase struct {
@@ -59,109 +41,27 @@ func (b *fileBase) closeFile(op string) error {
 // columns; the caller still owns rec.
 func (b *fileBase) project(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 	if int(rec.NumCols()) < len(b.keep) {
-		return nil, &Error{Code: CodeCorrupt, Op: "project", Source: b.a.String(), Detail: "record batch has fewer columns than the schema"}
+		return nil, &Error{Code: CodeCorrupt, Op: "project", Source: b.a.String(), Msg: "record batch has fewer columns than the schema"}
 	}
 	cols := make([]arrow.Array, len(b.keep))
 	for i, k := range b.keep {
 		if k >= int(rec.NumCols()) {
-			return nil, &Error{Code: CodeCorrupt, Op: "project", Source: b.a.String(), Detail: "record batch has fewer columns than the schema"}
+			return nil, &Error{Code: CodeCorrupt, Op: "project", Source: b.a.String(), Msg: "record batch has fewer columns than the schema"}
 		}
 		cols[i] = rec.Column(k)
 		if !arrow.TypeEqual(cols[i].DataType(), b.schema.Field(i).Type) {
-			return nil, &Error{Code: CodeCorrupt, Op: "project", Source: b.a.String(), Detail: fmt.Sprintf("column %q batch type differs from the schema", b.schema.Field(i).Name)}
+			return nil, &Error{Code: CodeCorrupt, Op: "project", Source: b.a.String(), Msg: fmt.Sprintf("column %q batch type differs from the schema", b.schema.Field(i).Name)}
 		}
 	}
 	return array.NewRecordBatch(b.schema, cols, rec.NumRows()), nil
 }
 
-// screen counts rows whose text columns hold invalid UTF-8 as failures and
-// drops them (Arrow utf8 requires valid UTF-8, but readers do not check it).
-// It takes ownership of rec.
-func (b *fileBase) screen(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
-	first := b.t.Returned + b.t.FailedRecords() // rows before this batch
-	bad := map[int]bool{}
-	for ci, c := range rec.Columns() {
-		var valid func(i int) bool
-		switch c := c.(type) {
-		case *array.String:
-			if c.Len() == 0 || allValidUTF8(c.ValueBytes(), c.ValueOffsets()) {
-				continue // one bulk pass; value by value only when it fails
-			}
-			valid = func(i int) bool { return utf8.ValidString(c.Value(i)) }
-		case *array.LargeString:
-			if c.Len() == 0 || allValidUTF8(c.ValueBytes(), c.ValueOffsets()) {
-				continue
-			}
-			valid = func(i int) bool { return utf8.ValidString(c.Value(i)) }
-		default:
-			continue
-		}
-		for i := 0; i < c.Len(); i++ {
-			if c.IsValid(i) && !valid(i) && !bad[i] {
-				bad[i] = true
-				b.t.Fail(Failure{Code: CodeUTF8, Line: first + uint64(i) + 1, Column: b.schema.Field(ci).Name, Detail: "text is not valid UTF-8"}, true)
-			}
-		}
-	}
-	if len(bad) == 0 {
-		b.t.Returned += uint64(rec.NumRows())
-		return rec, nil
-	}
-	defer rec.Release()
-	var parts []arrow.RecordBatch
-	start := 0
-	n := int(rec.NumRows())
-	for i := 0; i <= n; i++ {
-		if i == n || bad[i] {
-			if i > start {
-				parts = append(parts, rec.NewSlice(int64(start), int64(i)))
-			}
-			start = i + 1
-		}
-	}
-	defer func() {
-		for _, p := range parts {
-			p.Release()
-		}
-	}()
-	cols := make([]arrow.Array, rec.NumCols())
-	rows := int64(0)
-	for _, p := range parts {
-		rows += p.NumRows()
-	}
-	for ci := range cols {
-		if len(parts) == 0 {
-			cols[ci] = array.MakeArrayOfNull(b.opts.Allocator, rec.Column(ci).DataType(), 0)
-		} else {
-			chunks := make([]arrow.Array, len(parts))
-			for pi, p := range parts {
-				chunks[pi] = p.Column(ci)
-			}
-			c, err := array.Concatenate(chunks, b.opts.Allocator)
-			if err != nil {
-				return nil, b.fatal(&Error{Code: CodeIO, Op: "screen", Source: b.a.String(), Detail: "cannot drop invalid rows", Err: err})
-			}
-			cols[ci] = c
-		}
-		defer cols[ci].Release()
-	}
-	b.t.Returned += uint64(rows)
-	return array.NewRecordBatch(b.schema, cols, rows), nil
-}
-
 // fatal records a failure that stops the read and returns it.
 func (b *fileBase) fatal(err error) error {
-	b.t.Fail(Failure{Code: CodeOf(err), Detail: "reading stopped: " + errDetail(err)}, false)
-	b.t.Done, b.t.Fatal, b.t.ExpectedKnown = true, true, false
+	b.t.Stop(err)
+	b.t.ExpectedKnown = false
 	b.stop = err
 	return err
-}
-
-func errDetail(err error) string {
-	if e, ok := err.(*Error); ok && e.Detail != "" {
-		return e.Detail
-	}
-	return "see error"
 }
 
 // buildSchema checks and annotates the kept fields of a reader schema.
@@ -173,7 +73,7 @@ func buildSchema(op string, a Address, sc *arrow.Schema, exclude []string, sourc
 	seen := map[string]bool{}
 	for _, n := range names {
 		if seen[n] {
-			return nil, nil, nil, &Error{Code: CodeDuplicate, Op: op, Source: a.String(), Detail: fmt.Sprintf("column %q appears twice", n)}
+			return nil, nil, nil, &Error{Code: CodeDuplicate, Op: op, Source: a.String(), Msg: fmt.Sprintf("column %q appears twice", n)}
 		}
 		seen[n] = true
 	}
@@ -188,12 +88,12 @@ func buildSchema(op string, a Address, sc *arrow.Schema, exclude []string, sourc
 			continue
 		}
 		if !validName(f.Name) {
-			return nil, nil, nil, &Error{Code: CodeSchema, Op: op, Source: a.String(), Detail: fmt.Sprintf("column %d has an empty or non-UTF-8 name", i+1)}
+			return nil, nil, nil, &Error{Code: CodeSchema, Op: op, Source: a.String(), Msg: fmt.Sprintf("column %d has an empty or non-UTF-8 name", i+1)}
 		}
 		if err := checkSupported(op, a, f); err != nil {
 			return nil, nil, nil, err
 		}
-		fields = append(fields, withMeta(f, sourceType(i)))
+		fields = append(fields, WithMeta(f, sourceType(i)))
 		keep = append(keep, i)
 	}
 	return arrow.NewSchema(fields, nil), keep, excluded, nil

@@ -2,6 +2,7 @@ package source
 
 import (
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -79,4 +80,45 @@ func monotonic[T int32 | int64](offs []T) error {
 		}
 	}
 	return nil
+}
+
+// screen counts rows whose text columns hold invalid UTF-8 as failures and
+// drops them (Arrow utf8 requires valid UTF-8, but readers do not check it).
+// It takes ownership of rec.
+func (b *fileBase) screen(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+	first := b.t.Returned + b.t.FailedRecords() // rows before this batch
+	bad := map[int]bool{}
+	for ci, c := range rec.Columns() {
+		var valid func(i int) bool
+		switch c := c.(type) {
+		case *array.String:
+			if c.Len() == 0 || allValidUTF8(c.ValueBytes(), c.ValueOffsets()) {
+				continue // one bulk pass; value by value only when it fails
+			}
+			valid = func(i int) bool { return utf8.ValidString(c.Value(i)) }
+		case *array.LargeString:
+			if c.Len() == 0 || allValidUTF8(c.ValueBytes(), c.ValueOffsets()) {
+				continue
+			}
+			valid = func(i int) bool { return utf8.ValidString(c.Value(i)) }
+		default:
+			continue
+		}
+		for i := 0; i < c.Len(); i++ {
+			if c.IsValid(i) && !valid(i) && !bad[i] {
+				bad[i] = true
+				b.t.Fail(Failure{Code: CodeUTF8, Line: first + uint64(i) + 1, Column: b.schema.Field(ci).Name, Detail: "text is not valid UTF-8"}, true)
+			}
+		}
+	}
+	if len(bad) == 0 {
+		b.t.Returned += uint64(rec.NumRows())
+		return rec, nil
+	}
+	out, err := DropRows(rec, b.schema, bad, b.opts.Allocator)
+	if err != nil {
+		return nil, b.fatal(&Error{Code: CodeIO, Op: "screen", Source: b.a.String(), Msg: "cannot drop invalid rows", Err: err})
+	}
+	b.t.Returned += uint64(out.NumRows())
+	return out, nil
 }

@@ -88,18 +88,14 @@ func openCSV(ctx context.Context, a Address, opts Options) (_ Source, err error)
 		return nil, err
 	}
 	s := &csvSource{a: a, opts: opts, f: f, count: &byteCounter{f: f}, before: st}
-	defer func() {
-		if err != nil {
-			f.Close()
-		}
-	}()
+	defer CloseOnError(&err, f)
 	r, bom, err := newCSVReader(s.count, opts.MaxLineBytes)
 	if err != nil {
-		return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "seek failed", Err: err}
+		return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Msg: "seek failed", Err: err}
 	}
 	hrec, _, err := r.read()
 	if err == io.EOF {
-		return nil, &Error{Code: CodeSchema, Op: op, Source: a.String(), Detail: "empty file: a header line is required"}
+		return nil, &Error{Code: CodeSchema, Op: op, Source: a.String(), Msg: "empty file: a header line is required"}
 	}
 	if err != nil {
 		return nil, csvFatal(op, a, err)
@@ -111,13 +107,13 @@ func openCSV(ctx context.Context, a Address, opts Options) (_ Source, err error)
 	seen := map[string]bool{}
 	for i, h := range header {
 		if !utf8.ValidString(h) {
-			return nil, &Error{Code: CodeUTF8, Op: op, Source: a.String(), Detail: fmt.Sprintf("header column %d is not valid UTF-8", i+1)}
+			return nil, &Error{Code: CodeUTF8, Op: op, Source: a.String(), Msg: fmt.Sprintf("header column %d is not valid UTF-8", i+1)}
 		}
 		if h == "" {
-			return nil, &Error{Code: CodeSchema, Op: op, Source: a.String(), Detail: fmt.Sprintf("header column %d is empty", i+1)}
+			return nil, &Error{Code: CodeSchema, Op: op, Source: a.String(), Msg: fmt.Sprintf("header column %d is empty", i+1)}
 		}
 		if seen[h] {
-			return nil, &Error{Code: CodeDuplicate, Op: op, Source: a.String(), Detail: fmt.Sprintf("header names column %q twice", h)}
+			return nil, &Error{Code: CodeDuplicate, Op: op, Source: a.String(), Msg: fmt.Sprintf("header names column %q twice", h)}
 		}
 		seen[h] = true
 	}
@@ -135,14 +131,14 @@ func openCSV(ctx context.Context, a Address, opts Options) (_ Source, err error)
 		byName := map[string]colType{}
 		for _, c := range opts.Columns {
 			if !seen[c.Name] {
-				return nil, &Error{Code: CodeSchema, Op: op, Source: a.String(), Detail: fmt.Sprintf("schema column %q is not in the header", c.Name)}
+				return nil, &Error{Code: CodeSchema, Op: op, Source: a.String(), Msg: fmt.Sprintf("schema column %q is not in the header", c.Name)}
 			}
 			byName[c.Name], _ = parseType(c.Type)
 		}
 		for i, h := range header {
 			t, ok := byName[h]
 			if !ok && keep[i] {
-				return nil, &Error{Code: CodeSchema, Op: op, Source: a.String(), Detail: fmt.Sprintf("header column %q has no type in the schema", h)}
+				return nil, &Error{Code: CodeSchema, Op: op, Source: a.String(), Msg: fmt.Sprintf("header column %q has no type in the schema", h)}
 			}
 			s.cols[i].typ = t
 		}
@@ -156,7 +152,7 @@ func openCSV(ctx context.Context, a Address, opts Options) (_ Source, err error)
 			s.cols[i].typ = types[i]
 		}
 		if r, _, err = newCSVReader(s.count, opts.MaxLineBytes); err != nil {
-			return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "seek failed", Err: err}
+			return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Msg: "seek failed", Err: err}
 		}
 		if _, _, err := r.read(); err != nil {
 			return nil, csvFatal(op, a, err)
@@ -191,13 +187,13 @@ func openCSV(ctx context.Context, a Address, opts Options) (_ Source, err error)
 
 func csvFatal(op string, a Address, err error) error {
 	if errors.Is(err, errLineLimit) {
-		return &Error{Code: CodeLimit, Op: op, Source: a.String(), Detail: "a line is longer than MaxLineBytes"}
+		return &Error{Code: CodeLimit, Op: op, Source: a.String(), Msg: "a line is longer than MaxLineBytes"}
 	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return &Error{Code: CodeCSVRow, Op: op, Source: a.String(), Detail: fmt.Sprintf("line %d: %v", pe.StartLine, pe.Err)}
+		return &Error{Code: CodeCSVRow, Op: op, Source: a.String(), Msg: fmt.Sprintf("line %d: %v", pe.StartLine, pe.Err)}
 	}
-	return &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "read failed", Err: err}
+	return &Error{Code: CodeIO, Op: op, Source: a.String(), Msg: "read failed", Err: err}
 }
 
 // inferCSV reads every data record once and picks, per column, the first of
@@ -207,7 +203,7 @@ func csvFatal(op string, a Address, err error) error {
 func inferCSV(ctx context.Context, a Address, c *byteCounter, size int64, opts Options, n int, keep []bool) ([]colType, error) {
 	r, _, err := newCSVReader(c, opts.MaxLineBytes)
 	if err != nil {
-		return nil, &Error{Code: CodeIO, Op: "csv infer", Source: a.String(), Detail: "seek failed", Err: err}
+		return nil, &Error{Code: CodeIO, Op: "csv infer", Source: a.String(), Msg: "seek failed", Err: err}
 	}
 	r.fieldsPerRecord = n
 	if _, _, err := r.read(); err != nil {
@@ -324,7 +320,7 @@ func (s *csvSource) Schema() *arrow.Schema { return s.schema }
 
 func (s *csvSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if s.closed {
-		return nil, &Error{Code: CodeIO, Op: "csv next", Source: s.a.String(), Detail: "source is closed"}
+		return nil, &Error{Code: CodeIO, Op: "csv next", Source: s.a.String(), Msg: "source is closed"}
 	}
 	if s.stopErr != nil {
 		return nil, s.stopErr
@@ -374,7 +370,7 @@ func (s *csvSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 // cancelled stops the read for good on a cancelled context.
 func (s *csvSource) cancelled(err error) error {
 	s.stopPipe()
-	s.stopErr = &Error{Code: CodeIncomplete, Op: "csv next", Source: s.a.String(), Detail: "cancelled", Err: err}
+	s.stopErr = &Error{Code: CodeIncomplete, Op: "csv next", Source: s.a.String(), Msg: "cancelled", Err: err}
 	return s.stopErr
 }
 
@@ -390,7 +386,7 @@ func (s *csvSource) readFailure(rec [][]byte, err error) (f Failure, stop error)
 		}
 		return Failure{Code: CodeCSVRow, Line: uint64(pe.StartLine), Detail: detail}, nil
 	}
-	return Failure{Code: CodeOf(csvFatal("", s.a, err)), Detail: "reading stopped: " + csvFatal("", s.a, err).(*Error).Detail},
+	return Failure{Code: CodeOf(csvFatal("", s.a, err)), Detail: "reading stopped: " + csvFatal("", s.a, err).(*Error).Msg},
 		csvFatal("csv next", s.a, err)
 }
 

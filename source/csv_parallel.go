@@ -322,7 +322,7 @@ func (s *csvSource) nextParallel(ctx context.Context) (arrow.RecordBatch, error)
 		if !ok {
 			// Unreachable: the reader ends the order only after the job that
 			// ends the read, or once stopped, which leaves Next unreachable.
-			s.stopErr = &Error{Code: CodeIO, Op: "csv next", Source: s.a.String(), Detail: "the reader stopped"}
+			s.stopErr = &Error{Code: CodeIO, Op: "csv next", Source: s.a.String(), Msg: "the reader stopped"}
 			s.stopPipe()
 			return nil, s.stopErr
 		}

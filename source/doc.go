@@ -320,9 +320,11 @@
 // An adapter with its own driver (source/postgres, source/mysql,
 // source/duckdb) calls Register(prefix, opener) from an init function and
 // builds on the toolkit the adapters of this package use (adapter.go):
-// Exclude resolves Options.Exclude, a Tracker derives the coverage and
-// Tracker.Evidence the Evidence method, RedactAddress and ScrubError keep
-// credentials out of addresses and error texts. Each asserts
+// Options.Refuse rejects the options it does not take, Exclude resolves
+// Options.Exclude, WithMeta annotates a field with the source's type, a Tracker
+// derives the coverage and Tracker.Evidence the Evidence method, DropRows removes
+// the rows counted as failures from a batch,
+// RedactAddress and ScrubError keep credentials out of addresses and error texts. Each asserts
 // var _ source.Source = (*T)(nil), and the optional interfaces it implements,
 // beside its type. CONTRIBUTING.md has the checklist.
 //

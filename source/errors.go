@@ -1,8 +1,9 @@
 package source
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/pipewhy/pipewhy/internal/errcode"
 )
 
 // Code is a stable error and failure code. Codes are only ever appended; a
@@ -55,7 +56,7 @@ type Error struct {
 	Code   Code
 	Op     string // the operation, e.g. "csv open", "sqlite next"
 	Source string // the address or path, when known
-	Detail string // what went wrong, without user data values
+	Msg    string // what went wrong, without user data values
 	Err    error  // the cause, if any
 }
 
@@ -67,8 +68,8 @@ func (e *Error) Error() string {
 	if e.Source != "" {
 		msg += " " + e.Source
 	}
-	if e.Detail != "" {
-		msg += ": " + e.Detail
+	if e.Msg != "" {
+		msg += ": " + e.Msg
 	}
 	if e.Err != nil {
 		msg += ": " + e.Err.Error()
@@ -86,17 +87,12 @@ func (e *Error) ErrorCode() string { return string(e.Code) }
 // sentinel values above match any error of their category.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
-	return ok && t.Code == e.Code && t.Op == "" && t.Detail == "" && t.Err == nil && t.Source == ""
+	return ok && t.Code == e.Code && t.Op == "" && t.Msg == "" && t.Err == nil && t.Source == ""
 }
 
 func errorf(code Code, op, src string, cause error, format string, args ...any) *Error {
-	return &Error{Code: code, Op: op, Source: src, Detail: fmt.Sprintf(format, args...), Err: cause}
+	return &Error{Code: code, Op: op, Source: src, Msg: fmt.Sprintf(format, args...), Err: cause}
 }
 
 // CodeOf returns the code of the first *Error in err's chain, or "" if none.
-func CodeOf(err error) Code {
-	if e, ok := errors.AsType[*Error](err); ok {
-		return e.Code
-	}
-	return ""
-}
+func CodeOf(err error) Code { return errcode.As[*Error, Code](err) }

@@ -29,11 +29,7 @@ func openIPC(ctx context.Context, a Address, opts Options) (_ Source, err error)
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-		}
-	}()
+	defer CloseOnError(&err, f)
 	defer recoverPanic(op, a, &err)
 	if a.Kind == KindArrowAuto {
 		head := make([]byte, len(ipcMagic))
@@ -43,7 +39,7 @@ func openIPC(ctx context.Context, a Address, opts Options) (_ Source, err error)
 			a.Kind = KindArrowFile
 		}
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "seek failed", Err: err}
+			return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Msg: "seek failed", Err: err}
 		}
 	}
 	// arrow-go sizes allocations from the metadata's vector counts before checking them:
@@ -54,7 +50,7 @@ func openIPC(ctx context.Context, a Address, opts Options) (_ Source, err error)
 		format = arrowfb.File
 	}
 	if err := arrowfb.Check(f, st.size, arrowfb.Options{Format: format, MaxDepth: maxNestedDepth, PartialTail: true}); err != nil {
-		return nil, &Error{Code: CodeCorrupt, Op: op, Source: a.String(), Detail: "not a readable Arrow IPC file or stream", Err: err}
+		return nil, &Error{Code: CodeCorrupt, Op: op, Source: a.String(), Msg: "not a readable Arrow IPC file or stream", Err: err}
 	}
 	s := &ipcSource{fileBase: fileBase{a: a, opts: opts, f: f, before: st}}
 	var sc *arrow.Schema
@@ -67,13 +63,13 @@ func openIPC(ctx context.Context, a Address, opts Options) (_ Source, err error)
 	if a.Kind == KindArrowFile {
 		s.fr, err = ipc.NewFileReader(f, ipcOpts...)
 		if err != nil {
-			return nil, &Error{Code: CodeCorrupt, Op: op, Source: a.String(), Detail: "not a readable Arrow IPC file", Err: err}
+			return nil, &Error{Code: CodeCorrupt, Op: op, Source: a.String(), Msg: "not a readable Arrow IPC file", Err: err}
 		}
 		sc = s.fr.Schema()
 	} else {
 		s.sr, err = ipc.NewReader(f, ipcOpts...)
 		if err != nil {
-			return nil, &Error{Code: CodeCorrupt, Op: op, Source: a.String(), Detail: "not a readable Arrow IPC stream", Err: err}
+			return nil, &Error{Code: CodeCorrupt, Op: op, Source: a.String(), Msg: "not a readable Arrow IPC stream", Err: err}
 		}
 		sc = s.sr.Schema()
 	}
@@ -114,13 +110,13 @@ func (s *ipcSource) Next(ctx context.Context) (rec arrow.RecordBatch, err error)
 		return nil, io.EOF
 	}
 	if err := ctx.Err(); err != nil {
-		s.stop = &Error{Code: CodeIncomplete, Op: "arrow next", Source: s.a.String(), Detail: "cancelled", Err: err}
+		s.stop = &Error{Code: CodeIncomplete, Op: "arrow next", Source: s.a.String(), Msg: "cancelled", Err: err}
 		return nil, s.stop
 	}
 	defer func() {
 		if r := recover(); r != nil {
 			rec = nil
-			err = s.fatal(&Error{Code: CodeCorrupt, Op: "arrow next", Source: s.a.String(), Detail: "the reader failed on malformed input (recovered panic)"})
+			err = s.fatal(&Error{Code: CodeCorrupt, Op: "arrow next", Source: s.a.String(), Msg: "the reader failed on malformed input (recovered panic)"})
 		}
 	}()
 	var raw arrow.RecordBatch
@@ -132,13 +128,13 @@ func (s *ipcSource) Next(ctx context.Context) (rec arrow.RecordBatch, err error)
 		raw, err = s.fr.RecordBatchAt(s.next)
 		s.next++
 		if err != nil {
-			return nil, s.fatal(&Error{Code: CodeCorrupt, Op: "arrow next", Source: s.a.String(), Detail: fmt.Sprintf("record batch %d is unreadable", s.next), Err: err})
+			return nil, s.fatal(&Error{Code: CodeCorrupt, Op: "arrow next", Source: s.a.String(), Msg: fmt.Sprintf("record batch %d is unreadable", s.next), Err: err})
 		}
 		defer raw.Release()
 	} else {
 		if !s.sr.Next() {
 			if err := s.sr.Err(); err != nil && err != io.EOF {
-				return nil, s.fatal(&Error{Code: CodeCorrupt, Op: "arrow next", Source: s.a.String(), Detail: "the stream is damaged or truncated", Err: err})
+				return nil, s.fatal(&Error{Code: CodeCorrupt, Op: "arrow next", Source: s.a.String(), Msg: "the stream is damaged or truncated", Err: err})
 			}
 			s.finish()
 			return nil, io.EOF
@@ -146,7 +142,7 @@ func (s *ipcSource) Next(ctx context.Context) (rec arrow.RecordBatch, err error)
 		raw = s.sr.RecordBatch()
 	}
 	if err := validateRecord(raw); err != nil {
-		return nil, s.fatal(&Error{Code: CodeCorrupt, Op: "arrow next", Source: s.a.String(), Detail: "record batch fails structural validation"})
+		return nil, s.fatal(&Error{Code: CodeCorrupt, Op: "arrow next", Source: s.a.String(), Msg: "record batch fails structural validation"})
 	}
 	out, err := s.project(raw)
 	if err != nil {

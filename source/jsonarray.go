@@ -7,20 +7,6 @@ import (
 	"io"
 )
 
-// jsonRecords yields the bytes of one candidate JSON object at a time: a line of a JSON
-// lines file, or an element of a top-level JSON array.
-type jsonRecords interface {
-	// next returns the next record. tooLong reports a record of more than the byte
-	// limit, which is skipped without being buffered (rec is empty). ok is false at the
-	// end. A *structureError ends the input: the records after it cannot be delimited.
-	next() (rec []byte, tooLong, ok bool, err error)
-	// where is the Failure.Line of the record last returned: its line number, or the
-	// line a JSON array element starts on.
-	where() uint64
-}
-
-func (l *lineScanner) where() uint64 { return l.line }
-
 // structureError is a JSON array whose structure is broken: the elements after it cannot
 // be found, so reading stops there.
 type structureError struct {

@@ -2,6 +2,7 @@ package source
 
 import (
 	"bytes"
+	"math"
 	"math/big"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -134,5 +135,42 @@ func (t *colType) parseJSONDecimal(lit []byte, c *cell) (Code, string) {
 		v.Neg(v)
 	}
 	t.setDecimal(c, v)
+	return "", ""
+}
+
+// parseJSONInteger parses a JSON integer literal (grammar already checked:
+// optional '-', digits without leading zeros) into an integer column
+// without converting it to a string.
+func (t *colType) parseJSONInteger(b []byte, c *cell) (Code, string) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	var u uint64
+	for _, d := range b {
+		if u > (math.MaxUint64-uint64(d-'0'))/10 {
+			return CodeType, "out of range for " + t.spell
+		}
+		u = u*10 + uint64(d-'0')
+	}
+	if t.kind == kUint {
+		if neg { // as in text: an unsigned column takes no sign, not even -0
+			return CodeType, "not a base-10 " + t.spell
+		}
+		if t.bits < 64 && u > 1<<t.bits-1 {
+			return CodeType, "out of range for " + t.spell
+		}
+		c.u = u
+		return "", ""
+	}
+	limit := uint64(1) << (t.bits - 1) // |min|; max is limit-1
+	if (!neg && u >= limit) || (neg && u > limit) {
+		return CodeType, "out of range for " + t.spell
+	}
+	if neg {
+		c.i = int64(-u) // two's complement: exact for u == limit too
+	} else {
+		c.i = int64(u)
+	}
 	return "", ""
 }

@@ -321,13 +321,13 @@ func (s *parquetGoSource) Next(ctx context.Context) (rec arrow.RecordBatch, err 
 		return nil, io.EOF
 	}
 	if err := ctx.Err(); err != nil {
-		s.stop = &Error{Code: CodeIncomplete, Op: op, Source: s.a.String(), Detail: "cancelled", Err: err}
+		s.stop = &Error{Code: CodeIncomplete, Op: op, Source: s.a.String(), Msg: "cancelled", Err: err}
 		return nil, s.stop
 	}
 	defer func() {
 		if r := recover(); r != nil {
 			rec = nil
-			err = s.fatal(&Error{Code: CodeCorrupt, Op: op, Source: s.a.String(), Detail: "the reader failed on malformed input (recovered panic)"})
+			err = s.fatal(&Error{Code: CodeCorrupt, Op: op, Source: s.a.String(), Msg: "the reader failed on malformed input (recovered panic)"})
 		}
 	}()
 	for s.pos >= s.n {
@@ -342,13 +342,13 @@ func (s *parquetGoSource) Next(ctx context.Context) (rec arrow.RecordBatch, err 
 		}
 		mem, err := s.pool.get(ctx, s.opts.ReleasedPromptly)
 		if err != nil {
-			s.stop = &Error{Code: CodeIncomplete, Op: op, Source: s.a.String(), Detail: "cancelled while waiting for earlier batches to be released", Err: err}
+			s.stop = &Error{Code: CodeIncomplete, Op: op, Source: s.a.String(), Msg: "cancelled while waiting for earlier batches to be released", Err: err}
 			return nil, s.stop
 		}
 		n, err := s.decodeGroup(s.g, mem)
 		if err != nil {
 			mem.release()
-			return nil, s.fatal(&Error{Code: CodeCorrupt, Op: op, Source: s.a.String(), Detail: fmt.Sprintf("cannot decode column data of row group %d", s.g+1), Err: err})
+			return nil, s.fatal(&Error{Code: CodeCorrupt, Op: op, Source: s.a.String(), Msg: fmt.Sprintf("cannot decode column data of row group %d", s.g+1), Err: err})
 		}
 		s.cur, s.pos, s.n = mem, 0, n
 		s.g++
@@ -361,7 +361,7 @@ func (s *parquetGoSource) Next(ctx context.Context) (rec arrow.RecordBatch, err 
 			for _, c := range cols[:i] {
 				c.Release()
 			}
-			return nil, s.fatal(&Error{Code: CodeUnsupported, Op: op, Source: s.a.String(), Detail: fmt.Sprintf("column %q: %v", s.schema.Field(i).Name, err)})
+			return nil, s.fatal(&Error{Code: CodeUnsupported, Op: op, Source: s.a.String(), Msg: fmt.Sprintf("column %q: %v", s.schema.Field(i).Name, err)})
 		}
 		cols[i] = a
 	}
@@ -458,11 +458,11 @@ func chooseParquetReader(s *parquetSource, pr *file.Reader, fr *pqarrow.FileRead
 			return fast, nil
 		}
 		if mode == "parquet-go" {
-			return nil, &Error{Code: CodeUnsupported, Op: "parquet open", Source: s.a.String(), Detail: ParquetReaderEnv + "=parquet-go but the file cannot be read with it", Err: err}
+			return nil, &Error{Code: CodeUnsupported, Op: "parquet open", Source: s.a.String(), Msg: ParquetReaderEnv + "=parquet-go but the file cannot be read with it", Err: err}
 		}
 	case "pqarrow":
 	default:
-		return nil, &Error{Code: CodeOption, Op: "parquet open", Source: s.a.String(), Detail: ParquetReaderEnv + " must be auto, pqarrow or parquet-go"}
+		return nil, &Error{Code: CodeOption, Op: "parquet open", Source: s.a.String(), Msg: ParquetReaderEnv + " must be auto, pqarrow or parquet-go"}
 	}
 	s.ev.Choices = append(s.ev.Choices, choiceReaderPQArrow)
 	return nil, nil

@@ -32,30 +32,26 @@ func openParquet(ctx context.Context, a Address, opts Options) (_ Source, err er
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-		}
-	}()
+	defer CloseOnError(&err, f)
 	defer recoverPanic(op, a, &err)
 	pr, err := file.NewParquetReader(f)
 	if err != nil {
-		return nil, &Error{Code: CodeCorrupt, Op: op, Source: a.String(), Detail: "not a readable Parquet file", Err: err}
+		return nil, &Error{Code: CodeCorrupt, Op: op, Source: a.String(), Msg: "not a readable Parquet file", Err: err}
 	}
 	// pqarrow decodes a stored Arrow schema without bounds on its flatbuffer: a damaged
 	// one can make it allocate without limit, so it is checked first.
 	if v := pr.MetaData().KeyValueMetadata().FindValue(arrowfb.ParquetSchemaKey); v != nil {
 		if err := arrowfb.CheckParquetSchema(*v, arrowfb.Options{MaxDepth: maxNestedDepth}); err != nil {
-			return nil, &Error{Code: CodeCorrupt, Op: op, Source: a.String(), Detail: "the stored Arrow schema (ARROW:schema) is malformed", Err: err}
+			return nil, &Error{Code: CodeCorrupt, Op: op, Source: a.String(), Msg: "the stored Arrow schema (ARROW:schema) is malformed", Err: err}
 		}
 	}
 	fr, err := pqarrow.NewFileReader(pr, pqarrow.ArrowReadProperties{BatchSize: int64(opts.BatchSize)}, opts.Allocator)
 	if err != nil {
-		return nil, &Error{Code: CodeUnsupported, Op: op, Source: a.String(), Detail: "the Parquet schema has no Arrow mapping", Err: err}
+		return nil, &Error{Code: CodeUnsupported, Op: op, Source: a.String(), Msg: "the Parquet schema has no Arrow mapping", Err: err}
 	}
 	sc, err := fr.Schema()
 	if err != nil {
-		return nil, &Error{Code: CodeUnsupported, Op: op, Source: a.String(), Detail: "the Parquet schema has no Arrow mapping", Err: err}
+		return nil, &Error{Code: CodeUnsupported, Op: op, Source: a.String(), Msg: "the Parquet schema has no Arrow mapping", Err: err}
 	}
 	srcType := func(i int) string {
 		sf := fr.Manifest.Fields[i]
@@ -103,7 +99,7 @@ func openParquet(ctx context.Context, a Address, opts Options) (_ Source, err er
 	if len(leaves) > 0 {
 		s.rr, err = fr.GetRecordReader(ctx, leaves, nil)
 		if err != nil {
-			return nil, &Error{Code: CodeCorrupt, Op: op, Source: a.String(), Detail: "cannot read row groups", Err: err}
+			return nil, &Error{Code: CodeCorrupt, Op: op, Source: a.String(), Msg: "cannot read row groups", Err: err}
 		}
 	}
 	s.keep = make([]int, len(keep))
@@ -157,7 +153,7 @@ func (s *parquetSource) Next(ctx context.Context) (rec arrow.RecordBatch, err er
 		return nil, io.EOF
 	}
 	if err := ctx.Err(); err != nil {
-		s.stop = &Error{Code: CodeIncomplete, Op: "parquet next", Source: s.a.String(), Detail: "cancelled", Err: err}
+		s.stop = &Error{Code: CodeIncomplete, Op: "parquet next", Source: s.a.String(), Msg: "cancelled", Err: err}
 		return nil, s.stop
 	}
 	if s.rr == nil {
@@ -170,7 +166,7 @@ func (s *parquetSource) Next(ctx context.Context) (rec arrow.RecordBatch, err er
 	defer func() {
 		if r := recover(); r != nil {
 			rec = nil
-			err = s.fatal(&Error{Code: CodeCorrupt, Op: "parquet next", Source: s.a.String(), Detail: "the reader failed on malformed input (recovered panic)"})
+			err = s.fatal(&Error{Code: CodeCorrupt, Op: "parquet next", Source: s.a.String(), Msg: "the reader failed on malformed input (recovered panic)"})
 		}
 	}()
 	if s.rr.Next() {
@@ -186,7 +182,7 @@ func (s *parquetSource) Next(ctx context.Context) (rec arrow.RecordBatch, err er
 		return s.screen(out)
 	}
 	if err := s.rr.Err(); err != nil && err != io.EOF {
-		return nil, s.fatal(&Error{Code: CodeCorrupt, Op: "parquet next", Source: s.a.String(), Detail: "cannot decode column data", Err: err})
+		return nil, s.fatal(&Error{Code: CodeCorrupt, Op: "parquet next", Source: s.a.String(), Msg: "cannot decode column data", Err: err})
 	}
 	s.t.Done = true
 	checkUnchanged(&s.t, s.f, s.before)

@@ -148,13 +148,13 @@ func OpenRegistry(path string) (*Registry, error) {
 	dec.DisallowUnknownFields()
 	var f regFile
 	if err := dec.Decode(&f); err != nil {
-		return nil, &Error{Code: CodeRegistry, Op: "registry open", Source: path, Detail: "malformed JSON", Err: err}
+		return nil, &Error{Code: CodeRegistry, Op: "registry open", Source: path, Msg: "malformed JSON", Err: err}
 	}
 	if dec.More() {
-		return nil, &Error{Code: CodeRegistry, Op: "registry open", Source: path, Detail: "text after the JSON object"}
+		return nil, &Error{Code: CodeRegistry, Op: "registry open", Source: path, Msg: "text after the JSON object"}
 	}
 	if err := f.validate(); err != nil {
-		return nil, &Error{Code: CodeRegistry, Op: "registry open", Source: path, Detail: err.Error()}
+		return nil, &Error{Code: CodeRegistry, Op: "registry open", Source: path, Msg: err.Error()}
 	}
 	r.f = f
 	return r, nil
@@ -218,7 +218,7 @@ func (r *Registry) Assign(namespace string, schema *arrow.Schema) (*Assignment, 
 // (package lineage), which makes their fingerprints comparable by construction.
 func (r *Registry) AssignPreferring(namespace string, schema *arrow.Schema, prefer map[string]uint64) (*Assignment, error) {
 	bad := func(d string) error {
-		return &Error{Code: CodeRegistry, Op: "registry assign", Source: namespace, Detail: d}
+		return &Error{Code: CodeRegistry, Op: "registry assign", Source: namespace, Msg: d}
 	}
 	if !validName(namespace) {
 		return nil, bad("namespace is empty or not UTF-8")
@@ -249,7 +249,7 @@ func (r *Registry) AssignPreferring(namespace string, schema *arrow.Schema, pref
 		seen[f.Name] = true
 		tn, ok := TypeName(f.Type)
 		if !ok {
-			return nil, &Error{Code: CodeUnsupported, Op: "registry assign", Source: namespace, Detail: fmt.Sprintf("field %q has an unsupported type", f.Name)}
+			return nil, &Error{Code: CodeUnsupported, Op: "registry assign", Source: namespace, Msg: fmt.Sprintf("field %q has an unsupported type", f.Name)}
 		}
 		id, ok := byName[f.Name]
 		if !ok {
@@ -341,7 +341,7 @@ func diffSchemas(old, cur []regCol) []Change {
 // namespace has ever used.
 func (r *Registry) Rename(namespace, from, to string) error {
 	bad := func(code Code, d string) error {
-		return &Error{Code: code, Op: "registry rename", Source: namespace, Detail: d}
+		return &Error{Code: code, Op: "registry rename", Source: namespace, Msg: d}
 	}
 	s := r.f.Namespaces[namespace]
 	if s == nil {
@@ -386,7 +386,7 @@ func (r *Registry) FieldIDs(namespace string) map[string]uint64 {
 // mix.
 func (r *Registry) Save() error {
 	if r.path == "" {
-		return &Error{Code: CodeRegistry, Op: "registry save", Detail: "the registry lives in memory only (NewRegistry)"}
+		return &Error{Code: CodeRegistry, Op: "registry save", Msg: "the registry lives in memory only (NewRegistry)"}
 	}
 	b, err := json.MarshalIndent(&r.f, "", "  ")
 	if err != nil {
@@ -412,7 +412,7 @@ func step(name string) error {
 // temporary file is removed on failure.
 func writeFileAtomic(path string, b []byte) (err error) {
 	ioErr := func(d string, e error) error {
-		return &Error{Code: CodeIO, Op: "registry save", Source: path, Detail: d, Err: e}
+		return &Error{Code: CodeIO, Op: "registry save", Source: path, Msg: d, Err: e}
 	}
 	dir := filepath.Dir(path)
 	if err := step("create"); err != nil {
@@ -500,21 +500,21 @@ func SchemaDescriptor(schema *arrow.Schema) ([]byte, error) {
 	for _, f := range schema.Fields() {
 		j := f.Metadata.FindKey(MetaFieldID)
 		if j < 0 {
-			return nil, &Error{Code: CodeSchema, Op: "schema descriptor", Detail: fmt.Sprintf("field %q has no field id", f.Name)}
+			return nil, &Error{Code: CodeSchema, Op: "schema descriptor", Msg: fmt.Sprintf("field %q has no field id", f.Name)}
 		}
 		id, err := strconv.ParseUint(f.Metadata.Values()[j], 10, 64)
 		if err != nil || id == math.MaxUint64 || seen[id] {
-			return nil, &Error{Code: CodeSchema, Op: "schema descriptor", Detail: fmt.Sprintf("field %q has an invalid or duplicate field id", f.Name)}
+			return nil, &Error{Code: CodeSchema, Op: "schema descriptor", Msg: fmt.Sprintf("field %q has an invalid or duplicate field id", f.Name)}
 		}
 		seen[id] = true
 		tn, ok := TypeName(f.Type)
 		if !ok {
-			return nil, &Error{Code: CodeUnsupported, Op: "schema descriptor", Detail: fmt.Sprintf("field %q has an unsupported type", f.Name)}
+			return nil, &Error{Code: CodeUnsupported, Op: "schema descriptor", Msg: fmt.Sprintf("field %q has an unsupported type", f.Name)}
 		}
 		w := uint64(typeWidth(f.Type))
 		if k := f.Metadata.FindKey(MetaSourceWidth); k >= 0 {
 			if w, err = strconv.ParseUint(f.Metadata.Values()[k], 10, 16); err != nil {
-				return nil, &Error{Code: CodeSchema, Op: "schema descriptor", Detail: fmt.Sprintf("field %q has a malformed width", f.Name)}
+				return nil, &Error{Code: CodeSchema, Op: "schema descriptor", Msg: fmt.Sprintf("field %q has a malformed width", f.Name)}
 			}
 		}
 		cols = append(cols, regCol{ID: id, Name: f.Name, Type: tn, Width: w, Nullable: f.Nullable})

@@ -105,7 +105,7 @@ type Address struct {
 // Relative paths are made absolute against the working directory.
 func ParseAddress(s string) (Address, error) {
 	bad := func(detail string) (Address, error) {
-		return Address{}, &Error{Code: CodeAddress, Op: "parse address", Detail: detail}
+		return Address{}, &Error{Code: CodeAddress, Op: "parse address", Msg: detail}
 	}
 	if s == "" {
 		return bad("empty address")
@@ -161,7 +161,7 @@ func ParseAddress(s string) (Address, error) {
 	}
 	abs, err := filepath.Abs(rest)
 	if err != nil {
-		return Address{}, &Error{Code: CodeAddress, Op: "parse address", Detail: "cannot make the path absolute", Err: err}
+		return Address{}, &Error{Code: CodeAddress, Op: "parse address", Msg: "cannot make the path absolute", Err: err}
 	}
 	a.Path = abs
 	return a, nil
@@ -253,7 +253,7 @@ func (o Options) withDefaults() Options {
 
 // Validate checks the options independently of an adapter.
 func (o Options) Validate() error {
-	bad := func(d string) error { return &Error{Code: CodeOption, Op: "options", Detail: d} }
+	bad := func(d string) error { return &Error{Code: CodeOption, Op: "options", Msg: d} }
 	if o.BatchSize < 0 || o.BatchSize > maxBatchSize {
 		return bad("BatchSize must be between 1 and 16777216")
 	}
@@ -266,11 +266,11 @@ func (o Options) Validate() error {
 			return bad("a column name is empty or not UTF-8")
 		}
 		if seen[c.Name] {
-			return &Error{Code: CodeDuplicate, Op: "options", Detail: fmt.Sprintf("column %q declared twice", c.Name)}
+			return &Error{Code: CodeDuplicate, Op: "options", Msg: fmt.Sprintf("column %q declared twice", c.Name)}
 		}
 		seen[c.Name] = true
 		if _, ok := parseType(c.Type); !ok {
-			return &Error{Code: CodeSchema, Op: "options", Detail: fmt.Sprintf("column %q: unknown type %q", c.Name, c.Type)}
+			return &Error{Code: CodeSchema, Op: "options", Msg: fmt.Sprintf("column %q: unknown type %q", c.Name, c.Type)}
 		}
 	}
 	if o.Infer && len(o.Columns) > 0 {
@@ -302,23 +302,23 @@ func OpenAddress(ctx context.Context, a Address, opts Options) (src Source, err 
 		return nil, err
 	}
 	opts = opts.withDefaults()
-	reject := func(field string) error {
-		return &Error{Code: CodeOption, Op: "open", Source: a.String(), Detail: field + " does not apply to the " + string(a.Kind) + " adapter"}
+	var refused []Option
+	if a.Kind != KindCSV {
+		refused = append(refused, OptInferNull)
 	}
-	if a.Kind != KindCSV && (opts.Infer || opts.Null != nil) {
-		return nil, reject("Infer/Null")
+	if a.Kind != KindJSONL && a.Kind != KindJSON {
+		refused = append(refused, OptMissingAsNull)
 	}
-	if a.Kind != KindJSONL && a.Kind != KindJSON && opts.MissingAsNull {
-		return nil, reject("MissingAsNull")
+	if a.Kind != KindSQLite {
+		refused = append(refused, OptQuery)
+	} else {
+		refused = append(refused, OptHashContent)
 	}
-	if a.Kind != KindSQLite && opts.Query != "" {
-		return nil, reject("Query")
+	if a.Kind != KindCSV && a.Kind != KindJSONL && a.Kind != KindJSON && a.Kind != KindSQLite {
+		refused = append(refused, OptColumns)
 	}
-	if a.Kind == KindSQLite && opts.HashContent {
-		return nil, reject("HashContent")
-	}
-	if len(opts.Columns) > 0 && a.Kind != KindCSV && a.Kind != KindJSONL && a.Kind != KindJSON && a.Kind != KindSQLite {
-		return nil, reject("Columns")
+	if err := opts.Refuse("open", a.String(), string(a.Kind), refused...); err != nil {
+		return nil, err
 	}
 	switch a.Kind {
 	case KindCSV:
@@ -332,7 +332,7 @@ func OpenAddress(ctx context.Context, a Address, opts Options) (src Source, err 
 	case KindSQLite:
 		return openSQLite(ctx, a, opts)
 	}
-	return nil, &Error{Code: CodeAddress, Op: "open", Source: a.String(), Detail: "unknown adapter"}
+	return nil, &Error{Code: CodeAddress, Op: "open", Source: a.String(), Msg: "unknown adapter"}
 }
 
 // Status is a coverage status (C5 PW-07.01).
@@ -410,7 +410,7 @@ func (c Coverage) Reasons() []string {
 
 // Check verifies the C5 consistency rules listed on Coverage.
 func (c Coverage) Check() error {
-	bad := func(d string) error { return &Error{Code: CodeCount, Op: "coverage", Detail: d} }
+	bad := func(d string) error { return &Error{Code: CodeCount, Op: "coverage", Msg: d} }
 	if uint64(len(c.Failures)) > c.FailureCount {
 		return bad("more failure details than failures")
 	}
@@ -474,10 +474,10 @@ type fileState struct {
 func statFile(op string, a Address, f *os.File) (fileState, error) {
 	fi, err := f.Stat()
 	if err != nil {
-		return fileState{}, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "stat failed", Err: err}
+		return fileState{}, &Error{Code: CodeIO, Op: op, Source: a.String(), Msg: "stat failed", Err: err}
 	}
 	if !fi.Mode().IsRegular() {
-		return fileState{}, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "not a regular file"}
+		return fileState{}, &Error{Code: CodeIO, Op: op, Source: a.String(), Msg: "not a regular file"}
 	}
 	return fileState{size: fi.Size(), mtimeNs: fi.ModTime().UnixNano()}, nil
 }
@@ -490,7 +490,7 @@ func openFile(op string, a Address, opts Options) (*os.File, fileState, string, 
 		if os.IsNotExist(err) {
 			code = CodeNotFound
 		}
-		return nil, fileState{}, "", &Error{Code: code, Op: op, Source: a.String(), Detail: "cannot open file", Err: err}
+		return nil, fileState{}, "", &Error{Code: code, Op: op, Source: a.String(), Msg: "cannot open file", Err: err}
 	}
 	st, err := statFile(op, a, f)
 	if err != nil {
@@ -502,11 +502,11 @@ func openFile(op string, a Address, opts Options) (*os.File, fileState, string, 
 		h := sha256.New()
 		if _, err := io.Copy(h, f); err != nil {
 			f.Close()
-			return nil, fileState{}, "", &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "hashing failed", Err: err}
+			return nil, fileState{}, "", &Error{Code: CodeIO, Op: op, Source: a.String(), Msg: "hashing failed", Err: err}
 		}
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			f.Close()
-			return nil, fileState{}, "", &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "seek failed", Err: err}
+			return nil, fileState{}, "", &Error{Code: CodeIO, Op: op, Source: a.String(), Msg: "seek failed", Err: err}
 		}
 		version += ";sha256=" + hex.EncodeToString(h.Sum(nil))
 	}
@@ -524,7 +524,7 @@ func checkUnchanged(t *Tracker, f *os.File, before fileState) {
 // checkSupported fails visibly on a field of a type outside the supported set.
 func checkSupported(op string, a Address, f arrow.Field) error {
 	if _, ok := TypeName(f.Type); !ok {
-		return &Error{Code: CodeUnsupported, Op: op, Source: a.String(), Detail: fmt.Sprintf("column %q has unsupported type %s; exclude it explicitly", f.Name, f.Type)}
+		return &Error{Code: CodeUnsupported, Op: op, Source: a.String(), Msg: fmt.Sprintf("column %q has unsupported type %s; exclude it explicitly", f.Name, f.Type)}
 	}
 	return nil
 }
@@ -533,7 +533,7 @@ func checkSupported(op string, a Address, f arrow.Field) error {
 // a CodeCorrupt error.
 func recoverPanic(op string, a Address, err *error) {
 	if r := recover(); r != nil {
-		*err = &Error{Code: CodeCorrupt, Op: op, Source: a.String(), Detail: "the reader failed on malformed input (recovered panic)"}
+		*err = &Error{Code: CodeCorrupt, Op: op, Source: a.String(), Msg: "the reader failed on malformed input (recovered panic)"}
 	}
 }
 
@@ -561,10 +561,10 @@ func LoadColumns(path string) ([]Column, error) {
 	dec.DisallowUnknownFields()
 	var f schemaFile
 	if err := dec.Decode(&f); err != nil || dec.More() {
-		return nil, &Error{Code: CodeSchema, Op: "load schema", Source: path, Detail: "malformed schema file", Err: err}
+		return nil, &Error{Code: CodeSchema, Op: "load schema", Source: path, Msg: "malformed schema file", Err: err}
 	}
 	if len(f.Columns) == 0 {
-		return nil, &Error{Code: CodeSchema, Op: "load schema", Source: path, Detail: "no columns"}
+		return nil, &Error{Code: CodeSchema, Op: "load schema", Source: path, Msg: "no columns"}
 	}
 	if err := (Options{Columns: f.Columns}).Validate(); err != nil {
 		return nil, err

@@ -68,7 +68,7 @@ type sqliteSource struct {
 func openSQLite(ctx context.Context, a Address, opts Options) (_ Source, err error) {
 	const op = "sqlite open"
 	if (a.Table == "") == (opts.Query == "") {
-		return nil, &Error{Code: CodeAddress, Op: op, Source: a.String(), Detail: "give exactly one of a #TABLE in the address or Options.Query"}
+		return nil, &Error{Code: CodeAddress, Op: op, Source: a.String(), Msg: "give exactly one of a #TABLE in the address or Options.Query"}
 	}
 	fi, err := os.Stat(a.Path)
 	if err != nil {
@@ -76,40 +76,36 @@ func openSQLite(ctx context.Context, a Address, opts Options) (_ Source, err err
 		if os.IsNotExist(err) {
 			code = CodeNotFound
 		}
-		return nil, &Error{Code: code, Op: op, Source: a.String(), Detail: "cannot stat database file", Err: err}
+		return nil, &Error{Code: code, Op: op, Source: a.String(), Msg: "cannot stat database file", Err: err}
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "not a regular file"}
+		return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Msg: "not a regular file"}
 	}
 	u := url.URL{Scheme: "file", Path: a.Path, RawQuery: "mode=ro"}
 	db, err := sql.Open("sqlite", u.String())
 	if err != nil {
-		return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "cannot open database", Err: err}
+		return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Msg: "cannot open database", Err: err}
 	}
 	db.SetMaxOpenConns(1)
 	s := &sqliteSource{a: a, opts: opts, db: db}
-	defer func() {
-		if err != nil {
-			_ = s.Close() // the open error is the one to report
-		}
-	}()
+	defer CloseOnError(&err, s)
 	// The transaction and the row cursor outlive Open, so they must not be
 	// bound to Open's context; Next checks its own context instead.
 	longCtx := context.WithoutCancel(ctx)
 	s.tx, err = db.BeginTx(longCtx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "cannot begin a read transaction", Err: err}
+		return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Msg: "cannot begin a read transaction", Err: err}
 	}
 	// The first statement of the transaction takes the read snapshot.
 	var schemaVersion int64
 	if err := s.tx.QueryRowContext(ctx, "PRAGMA schema_version").Scan(&schemaVersion); err != nil {
-		return nil, &Error{Code: CodeCorrupt, Op: op, Source: a.String(), Detail: "not a readable SQLite database", Err: err}
+		return nil, &Error{Code: CodeCorrupt, Op: op, Source: a.String(), Msg: "not a readable SQLite database", Err: err}
 	}
 	override := map[string]colType{}
 	for _, c := range opts.Columns {
 		t, _ := parseType(c.Type)
 		if _, ok := sqliteTypes[t.spell]; !ok {
-			return nil, &Error{Code: CodeSchema, Op: op, Source: a.String(), Detail: fmt.Sprintf("column %q: type %s is not one of int64, float64, text, bytes for SQLite", c.Name, c.Type)}
+			return nil, &Error{Code: CodeSchema, Op: op, Source: a.String(), Msg: fmt.Sprintf("column %q: type %s is not one of int64, float64, text, bytes for SQLite", c.Name, c.Type)}
 		}
 		override[c.Name] = t
 	}
@@ -120,15 +116,15 @@ func openSQLite(ctx context.Context, a Address, opts Options) (_ Source, err err
 	if a.Table != "" {
 		var exists int
 		if err := s.tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema WHERE name = ? AND type IN ('table','view')", a.Table).Scan(&exists); err != nil {
-			return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "cannot read the schema", Err: err}
+			return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Msg: "cannot read the schema", Err: err}
 		}
 		if exists == 0 {
-			return nil, &Error{Code: CodeNotFound, Op: op, Source: a.String(), Detail: "no such table or view"}
+			return nil, &Error{Code: CodeNotFound, Op: op, Source: a.String(), Msg: "no such table or view"}
 		}
 		from = quoteIdent(a.Table)
 		rows, err := s.tx.QueryContext(ctx, "SELECT name, type, \"notnull\", pk FROM pragma_table_info(?)", a.Table)
 		if err != nil {
-			return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "cannot read the table's columns", Err: err}
+			return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Msg: "cannot read the table's columns", Err: err}
 		}
 		var pkPos []int64 // per column: its 1-based position in the primary key, else 0
 		for rows.Next() {
@@ -136,7 +132,7 @@ func openSQLite(ctx context.Context, a Address, opts Options) (_ Source, err err
 			var nn, pk int64
 			if err := rows.Scan(&n, &t, &nn, &pk); err != nil {
 				rows.Close()
-				return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "cannot read the table's columns", Err: err}
+				return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Msg: "cannot read the table's columns", Err: err}
 			}
 			s.names, decls = append(s.names, n), append(decls, t)
 			notNull = append(notNull, nn != 0)
@@ -151,7 +147,7 @@ func openSQLite(ctx context.Context, a Address, opts Options) (_ Source, err err
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
-			return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "cannot read the table's columns", Err: err}
+			return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Msg: "cannot read the table's columns", Err: err}
 		}
 		s.ev.Namespace = "sqlite:" + a.Path + "#" + a.Table
 	} else {
@@ -161,12 +157,12 @@ func openSQLite(ctx context.Context, a Address, opts Options) (_ Source, err err
 		// result columns and hide them.
 		rows, err := s.tx.QueryContext(ctx, opts.Query)
 		if err != nil {
-			return nil, &Error{Code: CodeSchema, Op: op, Source: a.String(), Detail: "the query does not prepare", Err: err}
+			return nil, &Error{Code: CodeSchema, Op: op, Source: a.String(), Msg: "the query does not prepare", Err: err}
 		}
 		cts, err := rows.ColumnTypes()
 		rows.Close()
 		if err != nil {
-			return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "cannot read result columns", Err: err}
+			return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Msg: "cannot read result columns", Err: err}
 		}
 		for _, ct := range cts {
 			s.names, decls = append(s.names, ct.Name()), append(decls, ct.DatabaseTypeName())
@@ -180,13 +176,13 @@ func openSQLite(ctx context.Context, a Address, opts Options) (_ Source, err err
 	seen := map[string]bool{}
 	for _, n := range s.names {
 		if seen[n] {
-			return nil, &Error{Code: CodeDuplicate, Op: op, Source: a.String(), Detail: fmt.Sprintf("column %q appears twice", n)}
+			return nil, &Error{Code: CodeDuplicate, Op: op, Source: a.String(), Msg: fmt.Sprintf("column %q appears twice", n)}
 		}
 		seen[n] = true
 	}
 	for n := range override {
 		if !seen[n] {
-			return nil, &Error{Code: CodeSchema, Op: op, Source: a.String(), Detail: fmt.Sprintf("schema column %q is not a result column", n)}
+			return nil, &Error{Code: CodeSchema, Op: op, Source: a.String(), Msg: fmt.Sprintf("schema column %q is not a result column", n)}
 		}
 	}
 	keep, excluded, err := Exclude(op, a.String(), s.names, opts.Exclude)
@@ -202,12 +198,12 @@ func openSQLite(ctx context.Context, a Address, opts Options) (_ Source, err err
 		t, ok := override[n]
 		if !ok {
 			if a.Table == "" && decls[i] == "" {
-				return nil, &Error{Code: CodeType, Op: op, Source: a.String(), Detail: fmt.Sprintf("result column %q has no declared type; declare it in Columns", n)}
+				return nil, &Error{Code: CodeType, Op: op, Source: a.String(), Msg: fmt.Sprintf("result column %q has no declared type; declare it in Columns", n)}
 			}
 			aff := sqliteAffinity(decls[i])
 			spell, ok := affinityType[aff]
 			if !ok {
-				return nil, &Error{Code: CodeUnsupported, Op: op, Source: a.String(), Detail: fmt.Sprintf("column %q has NUMERIC affinity (declared %q); declare its type in Columns, exclude it, or CAST it in a query", n, decls[i])}
+				return nil, &Error{Code: CodeUnsupported, Op: op, Source: a.String(), Msg: fmt.Sprintf("column %q has NUMERIC affinity (declared %q); declare its type in Columns, exclude it, or CAST it in a query", n, decls[i])}
 			}
 			t, _ = parseType(spell)
 		}
@@ -223,18 +219,18 @@ func openSQLite(ctx context.Context, a Address, opts Options) (_ Source, err err
 		sel = append(sel, quoteIdent(n))
 	}
 	if len(sel) == 0 {
-		return nil, &Error{Code: CodeSchema, Op: op, Source: a.String(), Detail: "no columns left to read"}
+		return nil, &Error{Code: CodeSchema, Op: op, Source: a.String(), Msg: "no columns left to read"}
 	}
 	var count int64
 	if err := s.tx.QueryRowContext(ctx, "SELECT count(*) FROM "+from).Scan(&count); err != nil {
-		return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "cannot count rows", Err: err}
+		return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Msg: "cannot count rows", Err: err}
 	}
 	s.t.Expected, s.t.ExpectedKnown = uint64(count), count >= 0
 	// Result column names are unique (checked above), so selecting them by
 	// name from the table or the wrapped query is exact.
 	s.rows, err = s.tx.QueryContext(longCtx, "SELECT "+strings.Join(sel, ", ")+" FROM "+from)
 	if err != nil {
-		return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Detail: "cannot read rows", Err: err}
+		return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Msg: "cannot read rows", Err: err}
 	}
 	s.schema = arrow.NewSchema(fields, nil)
 	s.rb = array.NewRecordBuilder(opts.Allocator, s.schema)
@@ -283,7 +279,7 @@ func (s *sqliteSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		return nil, io.EOF
 	}
 	if err := ctx.Err(); err != nil {
-		s.stop = &Error{Code: CodeIncomplete, Op: "sqlite next", Source: s.a.String(), Detail: "cancelled", Err: err}
+		s.stop = &Error{Code: CodeIncomplete, Op: "sqlite next", Source: s.a.String(), Msg: "cancelled", Err: err}
 		return nil, s.stop
 	}
 	rows := 0
@@ -294,7 +290,7 @@ func (s *sqliteSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		if !s.rows.Next() {
 			if err := s.rows.Err(); err != nil {
-				fatal = &Error{Code: CodeIO, Op: "sqlite next", Source: s.a.String(), Detail: "reading rows failed", Err: err}
+				fatal = &Error{Code: CodeIO, Op: "sqlite next", Source: s.a.String(), Msg: "reading rows failed", Err: err}
 				s.t.Fail(Failure{Code: CodeIO, Detail: "reading stopped: reading rows failed"}, false)
 				s.t.Fatal = true
 			}
@@ -303,7 +299,7 @@ func (s *sqliteSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			break
 		}
 		if err := s.rows.Scan(s.ptrs...); err != nil {
-			fatal = &Error{Code: CodeIO, Op: "sqlite next", Source: s.a.String(), Detail: "scanning a row failed", Err: err}
+			fatal = &Error{Code: CodeIO, Op: "sqlite next", Source: s.a.String(), Msg: "scanning a row failed", Err: err}
 			s.t.Fail(Failure{Code: CodeIO, Detail: "reading stopped: scanning a row failed"}, false)
 			s.t.Done, s.t.Fatal, s.stop = true, true, fatal
 			break

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pipewhy/pipewhy/compare"
+	"github.com/pipewhy/pipewhy/internal/human"
 	"github.com/pipewhy/pipewhy/lineage"
 )
 
@@ -661,16 +662,9 @@ func copyMismatchDetail(e lineage.Edge, c *CopyCheck) string {
 		if n == 1 {
 			verb = "differs"
 		}
-		return fmt.Sprintf("%s: %d record%s %s (%s)", s, n, plural(n), verb, strings.Join(parts, ", "))
+		return fmt.Sprintf("%s: %d record%s %s (%s)", s, n, human.Plural(n), verb, strings.Join(parts, ", "))
 	}
 	return s + ": the dataset fingerprints differ (scan at record or value resolution to see which records)"
-}
-
-func plural(n uint64) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 func short(id string) string {

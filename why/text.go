@@ -6,9 +6,9 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/pipewhy/pipewhy/compare"
+	"github.com/pipewhy/pipewhy/internal/human"
 )
 
 // WriteText writes e as a short report a person reads top down: what changed, the root
@@ -17,11 +17,11 @@ import (
 // is all that is known; only a COPY check proves a difference.
 func WriteText(w io.Writer, e *Explanation) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s  %s (%s) → %s (%s)\n", e.Artifact, shortID(e.From), when(e.FromTimeNs), shortID(e.To), when(e.ToTimeNs))
+	fmt.Fprintf(&b, "%s  %s (%s) → %s (%s)\n", e.Artifact, shortID(e.From), human.Time(e.FromTimeNs), shortID(e.To), human.Time(e.ToTimeNs))
 	c := e.Change
 	switch {
 	case !e.Changed:
-		fmt.Fprintf(&b, "  unchanged  %s records, the same fingerprint\n", commas(c.Rows[1]))
+		fmt.Fprintf(&b, "  unchanged  %s records, the same fingerprint\n", human.Commas(c.Rows[1]))
 	default:
 		fmt.Fprintf(&b, "  changed    %s\n", describeChange(c))
 	}
@@ -127,7 +127,7 @@ func (er EdgeResult) DescribeExample(ex CopyExample) string {
 
 // describeChange renders a change: records and columns when counted, else the reason.
 func describeChange(c *Change) string {
-	s := fmt.Sprintf("%s → %s records", commas(c.Rows[0]), commas(c.Rows[1]))
+	s := fmt.Sprintf("%s → %s records", human.Commas(c.Rows[0]), human.Commas(c.Rows[1]))
 	if r := c.Records; r != nil {
 		s += fmt.Sprintf("  +%d added  −%d removed  ~%d changed", r.Added, r.Removed, r.Changed)
 	}
@@ -173,20 +173,4 @@ func shortID(id string) string {
 		return id[:8]
 	}
 	return id
-}
-
-func when(ns uint64) string {
-	return time.Unix(0, int64(ns)).UTC().Format("2006-01-02 15:04:05")
-}
-
-func commas(n uint64) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }

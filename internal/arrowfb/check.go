@@ -36,13 +36,13 @@ type Options struct {
 type Error struct {
 	Part   string // what failed: "file", "footer", "message", "record batch block 2", ...
 	Offset int64  // where that part starts in the input
-	Reason string
+	Msg    string // what is wrong with it
 
 	truncated bool // the part runs past the end of the input, and claims no more than it holds
 }
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("Arrow IPC %s at byte %d: %s", e.Part, e.Offset, e.Reason)
+	return fmt.Sprintf("Arrow IPC %s at byte %d: %s", e.Part, e.Offset, e.Msg)
 }
 
 // magic begins and ends the IPC file format.
@@ -116,7 +116,7 @@ func (c *checker) stream(off, end int64, part string, limit int) error {
 			if truncated && i > 0 && c.o.PartialTail {
 				return nil
 			}
-			return &Error{Part: part, Offset: at, Reason: fmt.Sprintf(format, args...), truncated: truncated}
+			return &Error{Part: part, Offset: at, Msg: fmt.Sprintf(format, args...), truncated: truncated}
 		}
 		// [0xFFFFFFFF] int32 metadata length, Message flatbuffer, body.
 		if end-off < 4 {
@@ -155,7 +155,7 @@ func (c *checker) stream(off, end int64, part string, limit int) error {
 // body ends by end, and returns the body length.
 func (c *checker) message(at, off, n, end int64, part string) (int64, error) {
 	fail := func(truncated bool, format string, args ...any) (int64, error) {
-		return 0, &Error{Part: part, Offset: at, Reason: fmt.Sprintf(format, args...), truncated: truncated}
+		return 0, &Error{Part: part, Offset: at, Msg: fmt.Sprintf(format, args...), truncated: truncated}
 	}
 	if n < 4 {
 		return fail(false, "metadata length %d is invalid", n)
@@ -192,7 +192,7 @@ func (f *buffer) reason() string {
 // "ARROW1".
 func (c *checker) file(size int64) error {
 	fail := func(part string, at int64, format string, args ...any) error {
-		return &Error{Part: part, Offset: at, Reason: fmt.Sprintf(format, args...)}
+		return &Error{Part: part, Offset: at, Msg: fmt.Sprintf(format, args...)}
 	}
 	const tail = 4 + 6 // footer length, magic
 	if size < 8+tail {
@@ -236,7 +236,7 @@ func (c *checker) file(size int64) error {
 // Message flatbuffer, then body bytes, all before the footer.
 func (c *checker) block(b block, footerAt int64, part string) error {
 	fail := func(format string, args ...any) error {
-		return &Error{Part: part, Offset: b.offset, Reason: fmt.Sprintf(format, args...)}
+		return &Error{Part: part, Offset: b.offset, Msg: fmt.Sprintf(format, args...)}
 	}
 	switch {
 	case b.meta < 8:

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pipewhy/pipewhy/config"
 	"github.com/pipewhy/pipewhy/incident"
+	"github.com/pipewhy/pipewhy/internal/human"
 	"github.com/pipewhy/pipewhy/lineage"
 	"github.com/pipewhy/pipewhy/why"
 	"github.com/spf13/cobra"
@@ -73,9 +74,7 @@ Exit status: 0 no open incident for the checked artifacts; 1 an open incident ex
 			if err != nil {
 				return withExit(ExitError, err)
 			}
-			if err := h.Save(); err != nil {
-				fmt.Fprintf(s.err, "pipewhy: note: the summary index was not updated: %v\n", err)
-			}
+			saveSummaries(s, h)
 			var open []*incident.Incident
 			for _, in := range incs {
 				if in.Status == incident.Open && slices.Contains(ev.Checked, in.Artifact) {
@@ -106,7 +105,7 @@ func printCheck(s streams, asJSON bool, ev *incident.Evaluation, rec []incident.
 		return emitJSON(s, map[string]any{"policy": incident.Policy, "checked": ev.Checked, "problems": rec,
 			"notes": ev.Notes, "open": open})
 	}
-	fmt.Fprintf(s.out, "check  %s  %d artifact%s, %d problem%s\n", incident.Policy, len(ev.Checked), plural(len(ev.Checked)), len(rec), plural(len(rec)))
+	fmt.Fprintf(s.out, "check  %s  %d artifact%s, %d problem%s\n", incident.Policy, len(ev.Checked), human.Plural(len(ev.Checked)), len(rec), human.Plural(len(rec)))
 	for _, r := range rec {
 		state := map[string]string{"new": "new", "again": "seen again", "reopened": "reopened", "known": "already recorded"}[r.State]
 		fmt.Fprintf(s.out, "  #%-3d %-16s %-18s %-16s %s\n", r.Incident, r.Problem.Artifact, r.Problem.Reason, state, r.Problem.Summary)
@@ -118,13 +117,6 @@ func printCheck(s streams, asJSON bool, ev *incident.Evaluation, rec []incident.
 		fmt.Fprintln(s.out, "no open incident")
 		return nil
 	}
-	fmt.Fprintf(s.out, "%d open incident%s for these artifacts (pipewhy incidents; pipewhy incidents resolve ID)\n", len(open), plural(len(open)))
+	fmt.Fprintf(s.out, "%d open incident%s for these artifacts (pipewhy incidents; pipewhy incidents resolve ID)\n", len(open), human.Plural(len(open)))
 	return nil
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/pipewhy/pipewhy/compare"
+	"github.com/pipewhy/pipewhy/internal/human"
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/pipewhy/pipewhy/snapshot"
 	"github.com/spf13/cobra"
@@ -158,7 +159,7 @@ func printDiff(w io.Writer, r *compare.Report) error {
 		side  compare.Side
 	}{{"A", r.A}, {"B", r.B}} {
 		if sd.side.Coverage != string(snapshot.Complete) {
-			fmt.Fprintf(w, "WARNING: side %s (%s) coverage %s: only the %s records read were compared\n", sd.label, sd.side.Address, sd.side.Coverage, commas(sd.side.Rows))
+			fmt.Fprintf(w, "WARNING: side %s (%s) coverage %s: only the %s records read were compared\n", sd.label, sd.side.Address, sd.side.Coverage, human.Commas(sd.side.Rows))
 			for _, reason := range sd.side.CoverageFailures {
 				fmt.Fprintf(w, "  failed: %s\n", reason)
 			}
@@ -168,7 +169,7 @@ func printDiff(w io.Writer, r *compare.Report) error {
 	if r.A.Artifact != r.B.Artifact {
 		name = r.A.Artifact + " → " + r.B.Artifact
 	}
-	fmt.Fprintf(w, "%s  %s → %s   %s → %s\n", name, r.A.Snapshot[:12], r.B.Snapshot[:12], formatNs(r.A.FinishedAtNs), formatNs(r.B.FinishedAtNs))
+	fmt.Fprintf(w, "%s  %s → %s   %s → %s\n", name, r.A.Snapshot[:12], r.B.Snapshot[:12], human.Time(r.A.FinishedAtNs), human.Time(r.B.FinishedAtNs))
 	if r.A.Address != r.B.Address {
 		fmt.Fprintf(w, "  source    %s → %s\n", r.A.Address, r.B.Address)
 	} else {
@@ -176,20 +177,20 @@ func printDiff(w io.Writer, r *compare.Report) error {
 	}
 	switch {
 	case !r.Comparable:
-		fmt.Fprintf(w, "  records   %s → %s (fingerprints not comparable)\n", commas(r.A.Rows), commas(r.B.Rows))
+		fmt.Fprintf(w, "  records   %s → %s (fingerprints not comparable)\n", human.Commas(r.A.Rows), human.Commas(r.B.Rows))
 	case r.Records != nil:
 		c := r.Records
-		fmt.Fprintf(w, "  records   %s → %s   +%s added  −%s removed  ~%s changed  %s same\n", commas(r.A.Rows), commas(r.B.Rows),
-			commas(c.Added), commas(c.Removed), commas(c.Changed), commas(c.Unchanged))
+		fmt.Fprintf(w, "  records   %s → %s   +%s added  −%s removed  ~%s changed  %s same\n", human.Commas(r.A.Rows), human.Commas(r.B.Rows),
+			human.Commas(c.Added), human.Commas(c.Removed), human.Commas(c.Changed), human.Commas(c.Unchanged))
 		if c.DuplicateKeys > 0 {
-			fmt.Fprintf(w, "            %s duplicated keys (paired by record content)\n", commas(c.DuplicateKeys))
+			fmt.Fprintf(w, "            %s duplicated keys (paired by record content)\n", human.Commas(c.DuplicateKeys))
 		}
 	default:
 		verdict := "equal"
 		if !r.StatesEqual {
 			verdict = "differ"
 		}
-		fmt.Fprintf(w, "  dataset   %s → %s rows, fingerprints %s (dataset resolution: no record detail)\n", commas(r.A.Rows), commas(r.B.Rows), verdict)
+		fmt.Fprintf(w, "  dataset   %s → %s rows, fingerprints %s (dataset resolution: no record detail)\n", human.Commas(r.A.Rows), human.Commas(r.B.Rows), verdict)
 	}
 	if line := fieldsLine(r); line != "" {
 		fmt.Fprintf(w, "  fields    %s\n", line)
@@ -254,7 +255,7 @@ func fieldsLine(r *compare.Report) string {
 	var changed, same []string
 	for _, f := range r.Fields {
 		if f.Changed > 0 {
-			changed = append(changed, fmt.Sprintf("%s ~%s", f.Name, commas(f.Changed)))
+			changed = append(changed, fmt.Sprintf("%s ~%s", f.Name, human.Commas(f.Changed)))
 		} else {
 			same = append(same, f.Name)
 		}
@@ -289,6 +290,6 @@ func printExamples(w io.Writer, label string, ex []compare.Example, total uint64
 		if len(ex) == 0 {
 			l = label
 		}
-		fmt.Fprintf(w, "  %-9s … %s more (--limit N, --json)\n", l, commas(more))
+		fmt.Fprintf(w, "  %-9s … %s more (--limit N, --json)\n", l, human.Commas(more))
 	}
 }

@@ -158,7 +158,7 @@ func describe(err error) (msg, code string) {
 			add(e.Msg)
 		case *source.Error:
 			path(e.Source)
-			add(e.Detail)
+			add(e.Msg)
 		case *repo.Error:
 			path(e.Path)
 			add(e.Msg)

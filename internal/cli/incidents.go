@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pipewhy/pipewhy/incident"
+	"github.com/pipewhy/pipewhy/internal/human"
 	"github.com/spf13/cobra"
 )
 
@@ -46,14 +47,14 @@ Exit status: 0 listed; 2 error.`,
 			}
 			for _, in := range shown {
 				fmt.Fprintf(s.out, "#%-3d %-8s %-16s %-18s seen %d× (first %s, last %s)\n", in.ID, in.Status, in.Artifact, in.Reason,
-					in.Count, formatNs(in.FirstSeenNs), formatNs(in.LastSeenNs))
+					in.Count, human.Time(in.FirstSeenNs), human.Time(in.LastSeenNs))
 				fmt.Fprintf(s.out, "     %s\n", in.Summary)
 				if in.Status == incident.Resolved {
 					note := ""
 					if in.Note != "" {
 						note = ": " + in.Note
 					}
-					fmt.Fprintf(s.out, "     resolved %s%s\n", formatNs(in.ResolvedAtNs), note)
+					fmt.Fprintf(s.out, "     resolved %s%s\n", human.Time(in.ResolvedAtNs), note)
 				}
 			}
 			return nil

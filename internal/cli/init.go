@@ -142,6 +142,8 @@ func loadFailed(id snapshot.ID, err error) error {
 	return withExit(ExitError, err)
 }
 
+// emitJSON writes v to stdout as the --json output of a command: indented, HTML left
+// unescaped.
 func emitJSON(s streams, v any) error {
 	enc := json.NewEncoder(s.out)
 	enc.SetIndent("", "  ")

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/pipewhy/pipewhy/config"
+	"github.com/pipewhy/pipewhy/internal/human"
 	"github.com/pipewhy/pipewhy/lineage"
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/spf13/cobra"
@@ -189,7 +190,7 @@ func printLineage(s streams, asJSON bool, v lineage.Version, ok bool, g *lineage
 		fmt.Fprintln(s.out, "no lineage recorded: declare it in pipewhy.yaml (lineage:), with 'pipewhy lineage add', or import it")
 		return nil
 	}
-	fmt.Fprintf(s.out, "lineage version %d  %s  %d edges\n", v.Seq, formatNs(v.FinishedAtNs), len(g.Edges()))
+	fmt.Fprintf(s.out, "lineage version %d  %s  %d edges\n", v.Seq, human.Time(v.FinishedAtNs), len(g.Edges()))
 	if artifact == "" {
 		writeEdges(s.out, g.Edges(), known)
 	} else {
@@ -362,7 +363,7 @@ func newLineageVersionsCommand(s streams) *cobra.Command {
 				return emitJSON(s, out)
 			}
 			for _, v := range vs {
-				fmt.Fprintf(s.out, "%3d  %s  %s  %d edge rows\n", v.Seq, v.ID, formatNs(v.FinishedAtNs), v.Edges)
+				fmt.Fprintf(s.out, "%3d  %s  %s  %d edge rows\n", v.Seq, v.ID, human.Time(v.FinishedAtNs), v.Edges)
 			}
 			return nil
 		},

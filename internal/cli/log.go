@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/pipewhy/pipewhy/internal/human"
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/pipewhy/pipewhy/snapshot"
 	"github.com/spf13/cobra"
@@ -66,8 +67,8 @@ Exit status: 0 success (also when nothing was scanned yet); 2 error.`,
 				if removed(r, e) {
 					mark = "  (removed)"
 				}
-				fmt.Fprintf(s.out, "%s  %s  %-16s %10s rows  %-8s %-7s %s%s\n", e.Snapshot, formatNs(e.FinishedAtNs),
-					e.Artifact, commas(e.Rows), e.Coverage, e.Resolution, e.Address, mark)
+				fmt.Fprintf(s.out, "%s  %s  %-16s %10s rows  %-8s %-7s %s%s\n", e.Snapshot, human.Time(e.FinishedAtNs),
+					e.Artifact, human.Commas(e.Rows), e.Coverage, e.Resolution, e.Address, mark)
 			}
 			return nil
 		},
@@ -90,10 +91,6 @@ type logJSON struct {
 	FinishedAtNs uint64 `json:"finished_at_ns,string"`
 	FinishedAt   string `json:"finished_at"`
 	Removed      bool   `json:"removed,omitempty"` // its snapshot was removed (snapshot prune)
-}
-
-func formatNs(ns uint64) string {
-	return time.Unix(0, int64(ns)).UTC().Format("2006-01-02 15:04:05")
 }
 
 // removed reports whether the snapshot of scan e is no longer in the store (a prune

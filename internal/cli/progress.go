@@ -65,7 +65,7 @@ func (s status) text(el time.Duration) string {
 		if !timed {
 			return ""
 		}
-		return "  " + human(float64(s.rows)/secs) + " rows/s"
+		return "  " + compact(float64(s.rows)/secs) + " rows/s"
 	}
 	left := func(done, total uint64) string {
 		if !timed || done == 0 {
@@ -77,21 +77,21 @@ func (s status) text(el time.Duration) string {
 	out := fmt.Sprintf("%-6s ", s.phase)
 	switch {
 	case s.phase == string(scan.PhaseRead) && s.expectedKnown && s.expected > 0 && s.rows <= s.expected:
-		out += bar(s.rows, s.expected) + "  " + human(float64(s.rows)) + "/" + human(float64(s.expected)) + " rows" +
+		out += bar(s.rows, s.expected) + "  " + compact(float64(s.rows)) + "/" + compact(float64(s.expected)) + " rows" +
 			rate() + left(s.rows, s.expected)
 	case s.total > 0 && s.bytes <= s.total:
 		out += bar(s.bytes, s.total) + "  " + bytesText(s.bytes) + "/" + bytesText(s.total)
 		if s.phase == string(scan.PhaseRead) {
-			out += "  " + human(float64(s.rows)) + " rows" + rate()
+			out += "  " + compact(float64(s.rows)) + " rows" + rate()
 		} else if timed {
 			out += "  " + bytesText(uint64(float64(s.bytes)/secs)) + "/s"
 		}
 		out += left(s.bytes, s.total)
 	case s.phase == string(scan.PhaseRead):
-		out += human(float64(s.rows)) + " rows" + rate()
+		out += compact(float64(s.rows)) + " rows" + rate()
 	default:
 		if s.rows > 0 {
-			out += human(float64(s.rows)) + " " + s.rowsWord + "  "
+			out += compact(float64(s.rows)) + " " + s.rowsWord + "  "
 		}
 		out += clock(el)
 	}
@@ -111,7 +111,8 @@ func clock(d time.Duration) string {
 	return fmt.Sprintf("%d:%02d:%02d", int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60)
 }
 
-func human(v float64) string {
+// compact formats a count or rate in at most five characters: 12.3k, 4.5M.
+func compact(v float64) string {
 	switch {
 	case v >= 1e9:
 		return fmt.Sprintf("%.1fG", v/1e9)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/pipewhy/pipewhy/internal/human"
 	"github.com/pipewhy/pipewhy/lineage"
 	"github.com/pipewhy/pipewhy/report"
 	"github.com/pipewhy/pipewhy/why"
@@ -56,9 +57,7 @@ Exit status: 0 written; 2 error.`,
 			if err != nil {
 				return withExit(ExitError, err)
 			}
-			if err := h.Save(); err != nil {
-				fmt.Fprintf(s.err, "pipewhy: note: the summary index was not updated: %v\n", err)
-			}
+			saveSummaries(s, h)
 			for _, n := range page.Notes {
 				fmt.Fprintf(s.err, "pipewhy: note: %s\n", n)
 			}
@@ -75,7 +74,7 @@ Exit status: 0 written; 2 error.`,
 				return emitJSON(s, map[string]any{"out": abs, "bytes": size, "artifacts": len(page.Artifacts), "edges": len(page.Edges), "counts": counts})
 			}
 			fmt.Fprintf(s.out, "report  %s  %d artifacts (%d changed, %d with open incidents), %d edges, %s bytes\n",
-				abs, len(page.Artifacts), counts[string(report.Changed)], counts[string(report.Incident)], len(page.Edges), commas(uint64(size)))
+				abs, len(page.Artifacts), counts[string(report.Changed)], counts[string(report.Incident)], len(page.Edges), human.Commas(uint64(size)))
 			return nil
 		},
 	}

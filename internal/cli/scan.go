@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pipewhy/pipewhy/config"
+	"github.com/pipewhy/pipewhy/internal/human"
 	"github.com/pipewhy/pipewhy/normalize"
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/pipewhy/pipewhy/scan"
@@ -291,7 +292,7 @@ func printScan(s streams, res *scan.Result, asJSON bool) error {
 		return emitJSON(s, sum)
 	}
 	fmt.Fprintf(s.out, "snapshot %s  %s  %s rows  %s  %s resolution\n", res.ID, sc.Descriptor.Artifact,
-		commas(uint64(sc.Descriptor.Rows)), m.Coverage.Status, m.Resolution)
+		human.Commas(uint64(sc.Descriptor.Rows)), m.Coverage.Status, m.Resolution)
 	for _, c := range res.Changes {
 		if c.Kind == source.ChangePhysical { // how the values are stored: a note, as diff shows it
 			fmt.Fprintf(s.out, "  physical: %s: %s\n", c.Name, strings.Join(c.Differences(), ", "))
@@ -303,17 +304,4 @@ func printScan(s streams, res *scan.Result, asJSON bool) error {
 		fmt.Fprintf(s.out, "  failed: %s\n", reason)
 	}
 	return nil
-}
-
-// commas formats n with thousands separators: 20,000,016.
-func commas(n uint64) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pipewhy/pipewhy/internal/human"
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/spf13/cobra"
 )
@@ -101,7 +102,7 @@ func printShow(s streams, sc *repo.Scan) {
 	}
 	fmt.Fprintf(w, "artifact    %s  (%s)\n", sc.Descriptor.Artifact, sc.Descriptor.Address)
 	fmt.Fprintf(w, "source      %s  %s  %s\n", m.SourceNamespace, m.SourceVersion, m.SourceConsistency)
-	fmt.Fprintf(w, "scanned     %s → %s UTC\n", formatNs(m.StartedAtNs), formatNs(m.FinishedAtNs))
+	fmt.Fprintf(w, "scanned     %s → %s UTC\n", human.Time(m.StartedAtNs), human.Time(m.FinishedAtNs))
 	key := strings.Join(keyNames(sc), ", ")
 	if key == "" {
 		key = "(whole record)"
@@ -110,14 +111,14 @@ func printShow(s streams, sc *repo.Scan) {
 	c := coverageOf(m)
 	exp := "unknown"
 	if c.Expected != nil {
-		exp = commas(*c.Expected)
+		exp = human.Commas(*c.Expected)
 	}
-	fmt.Fprintf(w, "coverage    %s  %s of %s records\n", c.Status, commas(c.Returned), exp)
+	fmt.Fprintf(w, "coverage    %s  %s of %s records\n", c.Status, human.Commas(c.Returned), exp)
 	for _, r := range c.FailureReasons {
 		fmt.Fprintf(w, "            %s\n", r)
 	}
 	lanes := sc.State.Lanes()
-	fmt.Fprintf(w, "fingerprint %s  %s records  lanes", m.Fingerprint.AlgorithmName, commas(sc.State.Count()))
+	fmt.Fprintf(w, "fingerprint %s  %s records  lanes", m.Fingerprint.AlgorithmName, human.Commas(sc.State.Count()))
 	for _, l := range lanes {
 		fmt.Fprintf(w, " %016x", l)
 	}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -86,7 +85,7 @@ other error.`,
 						FinishedAtNs: dec(md.FinishedAtNs), FinishedAt: nsTime(md.FinishedAtNs),
 						Resolution: string(md.Resolution), Coverage: string(md.Coverage.Status)})
 				}
-				return writeJSON(s.out, map[string]any{"snapshots": rows})
+				return emitJSON(s, map[string]any{"snapshots": rows})
 			}
 			tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tNAMESPACE\tSCOPE\tFINISHED\tRESOLUTION\tCOVERAGE")
@@ -116,7 +115,7 @@ other error.`,
 				return storeError(err)
 			}
 			if asJSON {
-				return writeJSON(s.out, map[string]any{"metadata": jsonMetadata(md), "arrays": jsonArrays(inv)})
+				return emitJSON(s, map[string]any{"metadata": jsonMetadata(md), "arrays": jsonArrays(inv)})
 			}
 			return writeShow(s.out, md, inv)
 		},
@@ -167,7 +166,7 @@ other error.`,
 				return storeError(err)
 			}
 			if asJSON {
-				if err := writeJSON(s.out, map[string]any{"results": results, "staging": attempts}); err != nil {
+				if err := emitJSON(s, map[string]any{"results": results, "staging": attempts}); err != nil {
 					return err
 				}
 			} else {
@@ -209,7 +208,7 @@ diagnostic. Inspect changes nothing; 'pipewhy snapshot gc-staging' removes attem
 				return storeError(err)
 			}
 			if asJSON {
-				return writeJSON(s.out, map[string]any{"attempts": attempts})
+				return emitJSON(s, map[string]any{"attempts": attempts})
 			}
 			for _, a := range attempts {
 				fmt.Fprintf(s.out, "%-11s %s  %s  %s\n  %s\n", a.Phase, a.idText(), a.Path, bytesText(a.Bytes), a.Diagnostic)
@@ -376,13 +375,6 @@ func writeShow(w io.Writer, md snapshot.Metadata, inv []snapshot.ArrayInfo) erro
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", a.Key, a.DType, dec(a.Count), dec(a.ByteLength), a.SHA256)
 	}
 	return tw.Flush()
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 func dec(n uint64) string { return strconv.FormatUint(n, 10) }

@@ -66,9 +66,7 @@ Exit status: 0 ARTIFACT did not change; 1 it changed (explained above); 2 error.
 			if err != nil {
 				return withExit(ExitError, err)
 			}
-			if err := h.Save(); err != nil {
-				fmt.Fprintf(s.err, "pipewhy: note: the summary index was not updated: %v\n", err)
-			}
+			saveSummaries(s, h)
 			if f.asJSON {
 				err = emitJSON(s, e)
 			} else {
@@ -88,4 +86,12 @@ Exit status: 0 ARTIFACT did not change; 1 it changed (explained above); 2 error.
 	cmd.Flags().StringVar(&to, "to", "", "the later snapshot (default: the artifact's newest)")
 	cmd.Flags().IntVar(&limit, "limit", 3, "example records shown per difference")
 	return cmd
+}
+
+// saveSummaries writes the summary index h has added to. Not writing it is a note, not a
+// failure: the analysis stands, and a later run computes again what it would have kept.
+func saveSummaries(s streams, h *why.History) {
+	if err := h.Save(); err != nil {
+		fmt.Fprintf(s.err, "pipewhy: note: the summary index was not updated: %v\n", err)
+	}
 }

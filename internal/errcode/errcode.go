@@ -1,6 +1,9 @@
 package errcode
 
-import "strings"
+import (
+	"errors"
+	"strings"
+)
 
 // Coded is an error with a stable code.
 type Coded interface {
@@ -52,4 +55,29 @@ func Pick(codes []string) string {
 		}
 	}
 	return code
+}
+
+// As returns, as the package's code type C, the code of the first error of type E in
+// err's tree (the one errors.As finds), or "". It is each package's CodeOf, for the codes
+// of its own error types:
+//
+//	func CodeOf(err error) Code { return errcode.As[*Error, Code](err) }
+func As[E Coded, C ~string](err error) C {
+	if e, ok := errors.AsType[E](err); ok {
+		return C(e.ErrorCode())
+	}
+	return ""
+}
+
+// Text is the message of an error in the layout most packages share: head (the package
+// and what it was doing: "scan open", "repo load /x"), ": " and msg, ": " and the text of
+// cause when there is one, then the code in brackets:
+//
+//	repo load /x: cannot read the log: open /x: permission denied [PW_REPO_IO]
+func Text(head, msg string, cause error, code string) string {
+	s := head + ": " + msg
+	if cause != nil {
+		s += ": " + cause.Error()
+	}
+	return s + " [" + code + "]"
 }

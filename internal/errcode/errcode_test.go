@@ -46,3 +46,34 @@ func TestOf(t *testing.T) {
 		}
 	}
 }
+
+type pkgCode string
+
+type other struct{ coded }
+
+func TestAs(t *testing.T) {
+	inner := &coded{code: "PW_INNER"}
+	outer := &other{coded{code: "PW_OUTER", err: fmt.Errorf("x: %w", inner)}}
+	if got := errcode.As[*coded, pkgCode](outer); got != "PW_INNER" {
+		t.Errorf("As[*coded] = %q, want the first *coded in the chain, PW_INNER", got)
+	}
+	if got := errcode.As[*other, pkgCode](outer); got != "PW_OUTER" {
+		t.Errorf("As[*other] = %q, want PW_OUTER", got)
+	}
+	if got := errcode.As[*other, pkgCode](fmt.Errorf("w: %w", inner)); got != "" {
+		t.Errorf("As[*other] of a chain without one = %q, want \"\"", got)
+	}
+	if got := errcode.As[*coded, pkgCode](nil); got != "" {
+		t.Errorf("As(nil) = %q, want \"\"", got)
+	}
+}
+
+func TestText(t *testing.T) {
+	if got, want := errcode.Text("repo load /x", "cannot read the log", errors.New("permission denied"), "PW_REPO_IO"),
+		"repo load /x: cannot read the log: permission denied [PW_REPO_IO]"; got != want {
+		t.Errorf("Text = %q, want %q", got, want)
+	}
+	if got, want := errcode.Text("why", "no such artifact", nil, "PW_WHY_ARTIFACT"), "why: no such artifact [PW_WHY_ARTIFACT]"; got != want {
+		t.Errorf("Text without a cause = %q, want %q", got, want)
+	}
+}

@@ -308,7 +308,7 @@ func TestConstructionErrors(t *testing.T) {
 		schema := arrow.NewSchema([]arrow.Field{field("ok", arrow.PrimitiveTypes.Int64), field("bad", c.typ)}, nil)
 		_, err := columnar.NewEncoder(schema, []columnar.Column{{Name: "ok", Field: 1}, {Name: "bad", Field: 2}}, c.p)
 		var ce *columnar.Error
-		if !errors.As(err, &ce) || ce.Code() != c.code || normalize.CodeOf(err) != c.code {
+		if !errors.As(err, &ce) || ce.Err.Code != c.code || normalize.CodeOf(err) != c.code {
 			t.Errorf("%s: %v, want %s", c.name, err, c.code)
 			continue
 		}
@@ -399,7 +399,7 @@ func TestValueErrors(t *testing.T) {
 		dst := normalize.RecordBatch{Words: []uint64{7}, Offsets: []uint64{}, Lengths: []uint64{}}
 		err = enc.Append(&dst, array.NewRecordBatch(schema, []arrow.Array{c.arr}, int64(c.arr.Len())))
 		var ce *columnar.Error
-		if !errors.As(err, &ce) || ce.Code() != c.code || ce.Row != c.row || ce.Column != 0 || ce.Name != "x" {
+		if !errors.As(err, &ce) || ce.Err.Code != c.code || ce.Row != c.row || ce.Column != 0 || ce.Name != "x" {
 			t.Errorf("%s: %v (%+v), want %s at row %d", c.name, err, ce, c.code, c.row)
 			continue
 		}
@@ -544,7 +544,7 @@ func TestAppendTableError(t *testing.T) {
 	dst := normalize.RecordBatch{Words: []uint64{9}}
 	err = enc.AppendTable(&dst, tbl)
 	var ce *columnar.Error
-	if !errors.As(err, &ce) || ce.Code() != normalize.CodeUTF8 || ce.Row != 1 {
+	if !errors.As(err, &ce) || ce.Err.Code != normalize.CodeUTF8 || ce.Row != 1 {
 		t.Fatalf("%v", err)
 	}
 	if len(dst.Words) != 1 || dst.Len() != 0 || dst.ProfileID != "" {

@@ -41,10 +41,8 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Code returns the stable code, that of Err (this type has no Code field of its own).
-func (e *Error) Code() normalize.Code { return e.Err.Code }
-
-// ErrorCode returns the stable code as a string (internal/errcode).
+// ErrorCode returns the stable code, that of Err, as a string (internal/errcode); this
+// type has no Code field of its own: Err.Code is the typed one.
 func (e *Error) ErrorCode() string { return string(e.Err.Code) }
 
 func newError(op string, code normalize.Code, msg string) *normalize.Error {

@@ -184,7 +184,7 @@ func FuzzDecimalText(f *testing.F) {
 		}
 		if badRow >= 0 {
 			var ce *columnar.Error
-			if !asError(gerr, &ce) || ce.Code() != normalize.CodeDecimal || ce.Row != badRow {
+			if !asError(gerr, &ce) || ce.Err.Code != normalize.CodeDecimal || ce.Row != badRow {
 				t.Fatalf("scalar fails at row %d; columnar: %v", badRow, gerr)
 			}
 			if got.Len() != 0 {

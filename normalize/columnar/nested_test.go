@@ -109,7 +109,7 @@ func TestNestedErrors(t *testing.T) {
 	var dst normalize.RecordBatch
 	err = enc.Append(&dst, array.NewRecordBatch(schema, []arrow.Array{arr}, 2))
 	var ce *columnar.Error
-	if !asError(err, &ce) || ce.Code() != normalize.CodeInput || ce.Row != 1 || !strings.Contains(err.Error(), "GF_CANONICAL_MAP_KEY") {
+	if !asError(err, &ce) || ce.Err.Code != normalize.CodeInput || ce.Row != 1 || !strings.Contains(err.Error(), "GF_CANONICAL_MAP_KEY") {
 		t.Fatalf("%v", err)
 	}
 	if strings.Contains(err.Error(), "secret") || dst.Len() != 0 {

@@ -116,20 +116,16 @@ func Open(ctx context.Context, opts Options) (_ source.Source, err error) {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, &source.Error{Code: source.CodeIncomplete, Op: op, Source: opts.where(), Detail: "cancelled", Err: err}
+		return nil, &source.Error{Code: source.CodeIncomplete, Op: op, Source: opts.where(), Msg: "cancelled", Err: err}
 	}
 	o := opts.withDefaults()
 	where := o.where()
 	fail := func(code source.Code, detail string, cause error) error {
-		return &source.Error{Code: code, Op: op, Source: where, Detail: detail, Err: cause}
+		return &source.Error{Code: code, Op: op, Source: where, Msg: detail, Err: cause}
 	}
 	s := &duckSource{o: o}
 	s.t.MaxDetails = o.MaxFailureDetails
-	defer func() {
-		if err != nil {
-			_ = s.Close() // the open error is the one to report
-		}
-	}()
+	defer source.CloseOnError(&err, s)
 
 	path := ""
 	if !o.inMemory() {
@@ -287,7 +283,7 @@ func Open(ctx context.Context, opts Options) (_ source.Source, err error) {
 			s.check[j] = checkInfinity
 		}
 		s.plan = append(s.plan, p)
-		fields = append(fields, withMeta(arrow.Field{Name: n, Type: dt, Nullable: true}, spell))
+		fields = append(fields, source.WithMeta(arrow.Field{Name: n, Type: dt, Nullable: true}, spell))
 		j++
 	}
 	s.schema = arrow.NewSchema(fields, nil)
@@ -325,14 +321,14 @@ func (s *duckSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		return nil, io.EOF
 	}
 	if err := ctx.Err(); err != nil {
-		s.stop = &source.Error{Code: source.CodeIncomplete, Op: op, Source: s.o.where(), Detail: "cancelled", Err: err}
+		s.stop = &source.Error{Code: source.CodeIncomplete, Op: op, Source: s.o.where(), Msg: "cancelled", Err: err}
 		return nil, s.stop
 	}
 	if s.rest != nil {
 		return s.take(), nil
 	}
 	if s.res == nil {
-		return nil, &source.Error{Code: source.CodeIO, Op: op, Source: s.o.where(), Detail: "the source is closed"}
+		return nil, &source.Error{Code: source.CodeIO, Op: op, Source: s.o.where(), Msg: "the source is closed"}
 	}
 	for {
 		var chunk bindings.DataChunk
@@ -350,12 +346,12 @@ func (s *duckSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 				return nil, io.EOF
 			}
 			if ctx.Err() != nil {
-				s.stop = &source.Error{Code: source.CodeIncomplete, Op: op, Source: s.o.where(), Detail: "cancelled", Err: ctx.Err()}
+				s.stop = &source.Error{Code: source.CodeIncomplete, Op: op, Source: s.o.where(), Msg: "cancelled", Err: ctx.Err()}
 				s.t.Fail(source.Failure{Code: source.CodeIncomplete, Detail: "reading stopped: cancelled"}, false)
 				s.t.Done, s.t.Fatal = true, true
 				return nil, s.stop
 			}
-			return nil, s.fatal(&source.Error{Code: messageCode(msg, source.CodeIO), Op: op, Source: s.o.where(), Detail: "the engine failed while reading rows", Err: (&EngineError{Message: msg}).withheld()})
+			return nil, s.fatal(&source.Error{Code: messageCode(msg, source.CodeIO), Op: op, Source: s.o.where(), Msg: "the engine failed while reading rows", Err: (&EngineError{Msg: msg}).withheld()})
 		}
 		n := bindings.DataChunkGetSize(chunk)
 		if n == 0 {
@@ -365,7 +361,7 @@ func (s *duckSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		rec, err := decodeChunk(s.o.Allocator, s.schema, s.plan, chunk)
 		bindings.DestroyDataChunk(&chunk)
 		if err != nil {
-			return nil, s.fatal(&source.Error{Code: source.CodeIO, Op: op, Source: s.o.where(), Detail: "cannot convert a chunk to Arrow", Err: err})
+			return nil, s.fatal(&source.Error{Code: source.CodeIO, Op: op, Source: s.o.where(), Msg: "cannot convert a chunk to Arrow", Err: err})
 		}
 		out, err := s.screen(rec)
 		if err != nil {
@@ -453,55 +449,16 @@ func (s *duckSource) screen(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 	if bad == nil {
 		return rec, nil
 	}
-	defer rec.Release()
-	var parts []arrow.RecordBatch
-	start, n := 0, int(rec.NumRows())
-	for i := 0; i <= n; i++ {
-		if i == n || bad[i] {
-			if i > start {
-				parts = append(parts, rec.NewSlice(int64(start), int64(i)))
-			}
-			start = i + 1
-		}
+	out, err := source.DropRows(rec, s.schema, bad, s.o.Allocator)
+	if err != nil {
+		return nil, &source.Error{Code: source.CodeIO, Op: "duckdb next", Source: s.o.where(), Msg: "cannot drop invalid rows", Err: err}
 	}
-	defer func() {
-		for _, p := range parts {
-			p.Release()
-		}
-	}()
-	rows := int64(0)
-	for _, p := range parts {
-		rows += p.NumRows()
-	}
-	cols := make([]arrow.Array, rec.NumCols())
-	for ci := range cols {
-		if len(parts) == 0 {
-			cols[ci] = array.MakeArrayOfNull(s.o.Allocator, rec.Column(ci).DataType(), 0)
-		} else {
-			chunks := make([]arrow.Array, len(parts))
-			for pi, p := range parts {
-				chunks[pi] = p.Column(ci)
-			}
-			c, err := array.Concatenate(chunks, s.o.Allocator)
-			if err != nil {
-				return nil, &source.Error{Code: source.CodeIO, Op: "duckdb next", Source: s.o.where(), Detail: "cannot drop invalid rows", Err: err}
-			}
-			cols[ci] = c
-		}
-		defer cols[ci].Release()
-	}
-	return array.NewRecordBatch(s.schema, cols, rows), nil
+	return out, nil
 }
 
 // fatal records a failure that stops the read and returns it.
 func (s *duckSource) fatal(err error) error {
-	detail := "see error"
-	var e *source.Error
-	if errors.As(err, &e) && e.Detail != "" {
-		detail = e.Detail
-	}
-	s.t.Fail(source.Failure{Code: source.CodeOf(err), Detail: "reading stopped: " + detail}, false)
-	s.t.Done, s.t.Fatal = true, true
+	s.t.Stop(err)
 	s.stop = err
 	return err
 }
@@ -598,10 +555,10 @@ func (s *duckSource) describe(q string) ([]string, []typeInfo, error) {
 		return nil, nil, s.classify(context.Background(), op, engineError(bindings.PrepareError(st), bindings.ErrorTypeInvalid), source.CodeSchema, false, "the query does not prepare")
 	}
 	if bindings.PreparedStatementType(st) != bindings.StatementTypeSelect {
-		return nil, nil, &source.Error{Code: source.CodeSchema, Op: op, Source: s.o.where(), Detail: "the query is not a SELECT"}
+		return nil, nil, &source.Error{Code: source.CodeSchema, Op: op, Source: s.o.where(), Msg: "the query is not a SELECT"}
 	}
 	if bindings.NParams(st) != 0 {
-		return nil, nil, &source.Error{Code: source.CodeSchema, Op: op, Source: s.o.where(), Detail: "the query has parameters"}
+		return nil, nil, &source.Error{Code: source.CodeSchema, Op: op, Source: s.o.where(), Msg: "the query has parameters"}
 	}
 	n := int(bindings.PreparedStatementColumnCount(st))
 	names := make([]string, n)
@@ -642,27 +599,27 @@ func (s *duckSource) execStreaming(q string) error {
 // Its message is DuckDB's and may quote values of the data; Failure details
 // never include it.
 type EngineError struct {
-	Type    int // DuckDB's duckdb_error_type, 0 when unknown
-	Message string
+	Type int    // DuckDB's duckdb_error_type, 0 when unknown
+	Msg  string // DuckDB's message
 }
 
-func (e *EngineError) Error() string { return e.Message }
+func (e *EngineError) Error() string { return e.Msg }
 
 // withheld returns e with the message cut to DuckDB's error category (the
 // text before the first ':', e.g. "Conversion Error").
 func (e *EngineError) withheld() *EngineError {
-	cat, _, _ := strings.Cut(e.Message, ":")
+	cat, _, _ := strings.Cut(e.Msg, ":")
 	if len(cat) > 40 || strings.ContainsAny(cat, "'\"\n") {
 		cat = "engine error"
 	}
-	return &EngineError{Type: e.Type, Message: cat + " (message withheld: it may quote data values)"}
+	return &EngineError{Type: e.Type, Msg: cat + " (message withheld: it may quote data values)"}
 }
 
 func engineError(msg string, t bindings.ErrorType) error {
 	if msg == "" {
 		msg = "unknown engine error"
 	}
-	return &EngineError{Type: int(t), Message: msg}
+	return &EngineError{Type: int(t), Msg: msg}
 }
 
 // messageCode classifies an engine message. DuckDB's C API gives error
@@ -698,17 +655,17 @@ func (s *duckSource) interruptible(ctx context.Context, f func() error) error {
 // about the query text and keep the whole message.
 func (s *duckSource) classify(ctx context.Context, op string, err error, code source.Code, running bool, detail string) error {
 	if ctx.Err() != nil {
-		return &source.Error{Code: source.CodeIncomplete, Op: op, Source: s.o.where(), Detail: "cancelled", Err: errors.Join(ctx.Err(), err)}
+		return &source.Error{Code: source.CodeIncomplete, Op: op, Source: s.o.where(), Msg: "cancelled", Err: errors.Join(ctx.Err(), err)}
 	}
 	var e *EngineError
 	if errors.As(err, &e) {
-		m := e.Message
+		m := e.Msg
 		code = messageCode(m, code)
 		if running {
 			err = e.withheld()
 		}
 	}
-	return &source.Error{Code: code, Op: op, Source: s.o.where(), Detail: detail, Err: err}
+	return &source.Error{Code: code, Op: op, Source: s.o.where(), Msg: detail, Err: err}
 }
 
 // typeInfo is what the adapter keeps of a DuckDB logical type.
@@ -756,40 +713,6 @@ func typeSpelling(t typeInfo) string {
 		return n
 	}
 	return "type#" + strconv.Itoa(int(t.id))
-}
-
-// withMeta adds the adapter metadata (source.MetaSourceType and, for
-// fixed-width numbers, source.MetaSourceWidth) to f's own.
-func withMeta(f arrow.Field, spell string) arrow.Field {
-	keys := append([]string(nil), f.Metadata.Keys()...)
-	vals := append([]string(nil), f.Metadata.Values()...)
-	add := func(k, v string) {
-		if j := f.Metadata.FindKey(k); j >= 0 {
-			vals[j] = v
-			return
-		}
-		keys, vals = append(keys, k), append(vals, v)
-	}
-	add(source.MetaSourceType, spell)
-	if w := bitWidth(f.Type); w != 0 {
-		add(source.MetaSourceWidth, strconv.Itoa(w))
-	}
-	f.Metadata = arrow.NewMetadata(keys, vals)
-	return f
-}
-
-func bitWidth(dt arrow.DataType) int {
-	switch dt.ID() {
-	case arrow.INT8, arrow.UINT8:
-		return 8
-	case arrow.INT16, arrow.UINT16:
-		return 16
-	case arrow.INT32, arrow.UINT32, arrow.FLOAT32:
-		return 32
-	case arrow.INT64, arrow.UINT64, arrow.FLOAT64:
-		return 64
-	}
-	return 0
 }
 
 // fileVersion is the cheap change indicator of a database file and its

@@ -85,7 +85,7 @@ func (o Options) where() string {
 
 func (o Options) validate() error {
 	bad := func(code source.Code, d string) error {
-		return &source.Error{Code: code, Op: "duckdb open", Source: o.where(), Detail: d}
+		return &source.Error{Code: code, Op: "duckdb open", Source: o.where(), Msg: d}
 	}
 	if (o.Table == "") == (o.Query == "") {
 		return bad(source.CodeAddress, "give exactly one of a table and a query")
@@ -128,7 +128,7 @@ func (o Options) withDefaults() Options {
 // absolute. The query is not part of the address.
 func ParseAddress(s string) (Options, error) {
 	bad := func(d string) (Options, error) {
-		return Options{}, &source.Error{Code: source.CodeAddress, Op: "parse address", Detail: d}
+		return Options{}, &source.Error{Code: source.CodeAddress, Op: "parse address", Msg: d}
 	}
 	rest, ok := strings.CutPrefix(s, string(Kind)+":")
 	if !ok {
@@ -156,7 +156,7 @@ func ParseAddress(s string) (Options, error) {
 	}
 	abs, err := filepath.Abs(rest)
 	if err != nil {
-		return Options{}, &source.Error{Code: source.CodeAddress, Op: "parse address", Detail: "cannot make the path absolute", Err: err}
+		return Options{}, &source.Error{Code: source.CodeAddress, Op: "parse address", Msg: "cannot make the path absolute", Err: err}
 	}
 	o.Path = abs
 	return o, nil
@@ -169,20 +169,12 @@ func ParseAddress(s string) (Options, error) {
 // source.OpenAddress sets by default) is ignored, as by the Parquet and IPC
 // adapters. Address.Path ":memory:" selects an in-memory database.
 func OpenAddress(ctx context.Context, a source.Address, opts source.Options) (source.Source, error) {
-	reject := func(field string) error {
-		return &source.Error{Code: source.CodeOption, Op: "open", Source: string(Kind) + ":" + a.Path, Detail: field + " does not apply to the duckdb adapter"}
+	if a.Kind != Kind {
+		return nil, &source.Error{Code: source.CodeAddress, Op: "open", Msg: "not a duckdb address"}
 	}
-	switch {
-	case a.Kind != Kind:
-		return nil, &source.Error{Code: source.CodeAddress, Op: "open", Detail: "not a duckdb address"}
-	case len(opts.Columns) > 0:
-		return nil, reject("Columns")
-	case opts.Infer || opts.Null != nil:
-		return nil, reject("Infer/Null")
-	case opts.MissingAsNull:
-		return nil, reject("MissingAsNull")
-	case opts.HashContent:
-		return nil, reject("HashContent")
+	if err := opts.Refuse("open", string(Kind)+":"+a.Path, "duckdb", source.OptColumns, source.OptInferNull,
+		source.OptMissingAsNull, source.OptHashContent); err != nil {
+		return nil, err
 	}
 	return Open(ctx, Options{
 		Path: a.Path, Table: a.Table, Query: opts.Query, BatchSize: opts.BatchSize,

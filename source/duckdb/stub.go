@@ -18,5 +18,5 @@ func Open(ctx context.Context, opts Options) (source.Source, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	return nil, &source.Error{Code: source.CodeUnsupported, Op: "duckdb open", Source: opts.where(), Detail: "built without cgo (CGO_ENABLED=0), which DuckDB needs; rebuild with cgo enabled and a C compiler"}
+	return nil, &source.Error{Code: source.CodeUnsupported, Op: "duckdb open", Source: opts.where(), Msg: "built without cgo (CGO_ENABLED=0), which DuckDB needs; rebuild with cgo enabled and a C compiler"}
 }

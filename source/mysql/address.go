@@ -50,7 +50,7 @@ type Address struct {
 func ParseAddress(s string) (Address, error) {
 	bad := func(detail string) (Address, error) {
 		// The raw address may hold a password: never echo it.
-		return Address{}, &source.Error{Code: source.CodeAddress, Op: "mysql parse address", Detail: detail}
+		return Address{}, &source.Error{Code: source.CodeAddress, Op: "mysql parse address", Msg: detail}
 	}
 	if !strings.HasPrefix(s, "mysql://") {
 		return bad("not a mysql:// address")

@@ -97,23 +97,12 @@ func checkOptions(a Address, opts source.Options) error {
 	if err := opts.Validate(); err != nil {
 		return err
 	}
-	reject := func(field string) error {
-		return &source.Error{Code: source.CodeOption, Op: "mysql open", Source: a.String(), Detail: field + " does not apply to the mysql adapter"}
-	}
-	switch {
-	case len(opts.Columns) > 0:
-		return reject("Columns")
-	case opts.Infer || opts.Null != nil:
-		return reject("Infer/Null")
-	case opts.MissingAsNull:
-		return reject("MissingAsNull")
-	case opts.HashContent:
-		return reject("HashContent")
-	case opts.MaxLineBytes != 0:
-		return reject("MaxLineBytes")
+	if err := opts.Refuse("mysql open", a.String(), "mysql", source.OptColumns, source.OptInferNull,
+		source.OptMissingAsNull, source.OptHashContent, source.OptMaxLineBytes); err != nil {
+		return err
 	}
 	if (a.Table == "") == (opts.Query == "") {
-		return &source.Error{Code: source.CodeAddress, Op: "mysql open", Source: a.String(), Detail: "give exactly one of a #TABLE in the address or Options.Query"}
+		return &source.Error{Code: source.CodeAddress, Op: "mysql open", Source: a.String(), Msg: "give exactly one of a #TABLE in the address or Options.Query"}
 	}
 	return nil
 }
@@ -138,7 +127,7 @@ func OpenAddress(ctx context.Context, a Address, opts source.Options) (_ *Source
 		opts.Allocator = memory.DefaultAllocator
 	}
 	fail := func(code source.Code, detail string, cause error) error {
-		return &source.Error{Code: classify(code, cause), Op: op, Source: a.String(), Detail: detail, Err: source.ScrubError(cause, a.Password)}
+		return &source.Error{Code: classify(code, cause), Op: op, Source: a.String(), Msg: detail, Err: source.ScrubError(cause, a.Password)}
 	}
 	connector, err := driver.NewConnector(a.Config())
 	if err != nil {
@@ -146,11 +135,7 @@ func OpenAddress(ctx context.Context, a Address, opts source.Options) (_ *Source
 	}
 	s := &Source{a: a, opts: opts, db: sql.OpenDB(connector)}
 	s.db.SetMaxOpenConns(1)
-	defer func() {
-		if err != nil {
-			_ = s.Close() // the open error is the one to report
-		}
-	}()
+	defer source.CloseOnError(&err, s)
 	// The connection, transaction and cursor outlive Open: they must not
 	// end with Open's context. Next checks its own context.
 	long := context.WithoutCancel(ctx)
@@ -531,7 +516,7 @@ func (s *Source) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		return nil, io.EOF
 	}
 	if err := ctx.Err(); err != nil {
-		s.stop = &source.Error{Code: source.CodeIncomplete, Op: op, Source: s.a.String(), Detail: "cancelled", Err: err}
+		s.stop = &source.Error{Code: source.CodeIncomplete, Op: op, Source: s.a.String(), Msg: "cancelled", Err: err}
 		return nil, s.stop
 	}
 	rows, iter := 0, 0
@@ -542,14 +527,14 @@ func (s *Source) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		for rows < s.opts.BatchSize {
 			if iter++; iter&1023 == 0 && ctx.Err() != nil {
 				if rows == 0 {
-					s.stop = &source.Error{Code: source.CodeIncomplete, Op: op, Source: s.a.String(), Detail: "cancelled", Err: ctx.Err()}
+					s.stop = &source.Error{Code: source.CodeIncomplete, Op: op, Source: s.a.String(), Msg: "cancelled", Err: ctx.Err()}
 					return nil, s.stop
 				}
 				break // reported by the next call
 			}
 			if !s.rows.Next() {
 				if err := s.rows.Err(); err != nil {
-					fatal = &source.Error{Code: classify(source.CodeIO, err), Op: op, Source: s.a.String(), Detail: "reading rows failed", Err: source.ScrubError(err, s.a.Password)}
+					fatal = &source.Error{Code: classify(source.CodeIO, err), Op: op, Source: s.a.String(), Msg: "reading rows failed", Err: source.ScrubError(err, s.a.Password)}
 					s.t.Fail(source.Failure{Code: source.CodeIO, Detail: "reading stopped: reading rows failed (connection lost or statement aborted)"}, false)
 					s.t.Fatal = true
 				}
@@ -558,7 +543,7 @@ func (s *Source) Next(ctx context.Context) (arrow.RecordBatch, error) {
 				break
 			}
 			if err := s.rows.Scan(s.ptrs...); err != nil {
-				fatal = &source.Error{Code: source.CodeIO, Op: op, Source: s.a.String(), Detail: "scanning a row failed", Err: source.ScrubError(err, s.a.Password)}
+				fatal = &source.Error{Code: source.CodeIO, Op: op, Source: s.a.String(), Msg: "scanning a row failed", Err: source.ScrubError(err, s.a.Password)}
 				s.t.Fail(source.Failure{Code: source.CodeIO, Detail: "reading stopped: scanning a row failed"}, false)
 				s.t.Done, s.t.Fatal, s.stop = true, true, fatal
 				break

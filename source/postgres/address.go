@@ -31,7 +31,7 @@ type Address struct {
 // needs source.Options.Query. Errors never contain the password.
 func ParseAddress(s string) (Address, error) {
 	bad := func(detail string) (Address, error) {
-		return Address{}, &source.Error{Code: source.CodeAddress, Op: "postgres parse address", Detail: detail}
+		return Address{}, &source.Error{Code: source.CodeAddress, Op: "postgres parse address", Msg: detail}
 	}
 	if !strings.HasPrefix(s, "postgres://") && !strings.HasPrefix(s, "postgresql://") {
 		return bad("not a postgres:// or postgresql:// address")

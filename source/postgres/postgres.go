@@ -103,19 +103,11 @@ func OpenAddress(ctx context.Context, a Address, opts source.Options) (_ *Source
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	reject := func(field string) error {
-		return &source.Error{Code: source.CodeOption, Op: op, Source: where, Detail: field + " does not apply to the postgres adapter"}
-	}
-	switch {
-	case opts.Infer || opts.Null != nil:
-		return nil, reject("Infer/Null")
-	case opts.MissingAsNull:
-		return nil, reject("MissingAsNull")
-	case opts.HashContent:
-		return nil, reject("HashContent")
+	if err := opts.Refuse(op, where, "postgres", source.OptInferNull, source.OptMissingAsNull, source.OptHashContent); err != nil {
+		return nil, err
 	}
 	if (a.Table == "") == (opts.Query == "") {
-		return nil, &source.Error{Code: source.CodeAddress, Op: op, Source: where, Detail: "give exactly one of a #relation in the address or Options.Query"}
+		return nil, &source.Error{Code: source.CodeAddress, Op: op, Source: where, Msg: "give exactly one of a #relation in the address or Options.Query"}
 	}
 	if opts.BatchSize == 0 {
 		opts.BatchSize = 16384
@@ -128,7 +120,7 @@ func OpenAddress(ctx context.Context, a Address, opts source.Options) (_ *Source
 	}
 	secret := password(a.DSN)
 	fail := func(code source.Code, detail string, cause error) error {
-		return &source.Error{Code: code, Op: op, Source: where, Detail: detail, Err: source.ScrubError(cause, secret)}
+		return &source.Error{Code: code, Op: op, Source: where, Msg: detail, Err: source.ScrubError(cause, secret)}
 	}
 	cfg, err := pgconn.ParseConfig(a.DSN)
 	if err != nil {
@@ -153,11 +145,7 @@ func OpenAddress(ctx context.Context, a Address, opts source.Options) (_ *Source
 		return nil, fail(errCode(err, source.CodeIO), "cannot connect", err)
 	}
 	s := &Source{a: a, opts: opts, conn: conn}
-	defer func() {
-		if err != nil {
-			_ = s.Close() // the open error is the one to report
-		}
-	}()
+	defer source.CloseOnError(&err, s)
 	// One snapshot for the catalog, the count and the rows: REPEATABLE READ
 	// takes it at the first statement after BEGIN.
 	if _, err := conn.Exec(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY").ReadAll(); err != nil {
@@ -408,10 +396,10 @@ func (s *Source) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		return nil, io.EOF
 	}
 	if s.conn == nil {
-		return nil, &source.Error{Code: source.CodeIO, Op: op, Source: s.a.Redacted(), Detail: "source is closed"}
+		return nil, &source.Error{Code: source.CodeIO, Op: op, Source: s.a.Redacted(), Msg: "source is closed"}
 	}
 	if err := ctx.Err(); err != nil {
-		s.stop = &source.Error{Code: source.CodeIncomplete, Op: op, Source: s.a.Redacted(), Detail: "cancelled", Err: err}
+		s.stop = &source.Error{Code: source.CodeIncomplete, Op: op, Source: s.a.Redacted(), Msg: "cancelled", Err: err}
 		return nil, s.stop
 	}
 	// Cancellation interrupts a blocked read through the socket deadline;
@@ -430,7 +418,7 @@ func (s *Source) Next(ctx context.Context) (arrow.RecordBatch, error) {
 				}
 				s.t.Fail(source.Failure{Code: code, Detail: "reading stopped: " + detail}, false)
 				s.t.Fatal = true
-				s.stop = &source.Error{Code: code, Op: op, Source: s.a.Redacted(), Detail: detail, Err: source.ScrubError(err, password(s.a.DSN))}
+				s.stop = &source.Error{Code: code, Op: op, Source: s.a.Redacted(), Msg: detail, Err: source.ScrubError(err, password(s.a.DSN))}
 			}
 			break
 		}
