@@ -22,6 +22,7 @@ const (
 	CodeInternal     Code = "PW_SCAN_INTERNAL"      // an internal cross-check failed (a bug)
 	CodeProfile      Code = "PW_SCAN_PROFILE"       // a column type the C2 profile cannot represent (use an +ext1 profile or exclude it)
 	CodeLineage      Code = "PW_SCAN_LINEAGE"       // the lineage in force could not be read (the lineage store is damaged)
+	CodeSpill        Code = "PW_SCAN_SPILL"         // a sorted run could not be written to, or read back from, the snapshot's staging attempt
 )
 
 // Error is the error type of this package. Messages name files, columns and rows,
