@@ -247,9 +247,8 @@ func (sp *spiller) writeRun(name string, fr *fingerprint.Result, tiles []runTile
 	if err == nil {
 		err = ww.flush()
 	}
-	if err == nil {
-		err = f.Sync()
-	}
+	// No fsync: a run is scratch that only this process reads back; after a crash the
+	// attempt is not published whatever its runs hold.
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
