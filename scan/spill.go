@@ -326,20 +326,30 @@ func recordAt(tiles []runTile, o uint64) ([]uint64, bool) {
 // wordWriter writes little-endian words; its first error sticks.
 type wordWriter struct {
 	b   *bufio.Writer
-	buf [8]byte
+	buf [1]uint64
 	err error
 }
 
 func (w *wordWriter) word(x uint64) {
-	if w.err == nil {
-		binary.LittleEndian.PutUint64(w.buf[:], x)
-		_, w.err = w.b.Write(w.buf[:])
-	}
+	w.buf[0] = x
+	w.words(w.buf[:1])
 }
 
+// words encodes xs straight into the buffer's free space.
 func (w *wordWriter) words(xs []uint64) {
-	for _, x := range xs {
-		w.word(x)
+	for len(xs) > 0 && w.err == nil {
+		if w.b.Available() < 8 {
+			if w.err = w.b.Flush(); w.err != nil {
+				return
+			}
+		}
+		k := min(len(xs), w.b.Available()/8)
+		buf := w.b.AvailableBuffer()
+		for _, x := range xs[:k] {
+			buf = binary.LittleEndian.AppendUint64(buf, x)
+		}
+		_, w.err = w.b.Write(buf)
+		xs = xs[k:]
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"hash"
@@ -205,13 +206,25 @@ func (st *Stream) AppendUint64(v ...uint64) error {
 	if st.dtype.Width() != 8 {
 		return &Error{Code: CodeInvalidArray, Op: "publish", Field: "arrays." + st.key, Msg: "AppendUint64 on a stream of " + st.dtype.String()}
 	}
-	var buf [8 * 64]byte
 	for len(v) > 0 {
-		k := min(len(v), 64)
-		for i, x := range v[:k] {
-			putLE(buf[8*i:], 8, x)
+		// Encode straight into the buffer's free space (a flush when it is short).
+		if st.err != nil || st.closed {
+			_, err := st.Write(nil)
+			return err
 		}
-		if _, err := st.Write(buf[:8*k]); err != nil {
+		if st.b.Available() < 8 {
+			if err := st.b.Flush(); err != nil {
+				st.err = st.w.fail(err)
+				st.w.failed = st.err
+				return st.err
+			}
+		}
+		k := min(len(v), st.b.Available()/8)
+		buf := st.b.AvailableBuffer()
+		for _, x := range v[:k] {
+			buf = binary.LittleEndian.AppendUint64(buf, x)
+		}
+		if _, err := st.Write(buf); err != nil {
 			return err
 		}
 		v = v[k:]
