@@ -30,6 +30,12 @@ type Options struct {
 	// summaries (repo.Repo.LoadParts with no part) and loads the record and value
 	// arrays only when the comparison needs them. Nil: the scans must hold them.
 	Load func(s *repo.Scan, parts repo.Parts) error
+	// Stream opens the per-record arrays of parts of a scan as an entry stream
+	// (repo.Repo.Entries, which verifies their checksums first). When set, Diff
+	// compares the arrays the scans miss in one streaming merge pass, in memory
+	// independent of the row count, instead of loading them with Load; the counts,
+	// fields and examples are the same.
+	Stream func(s *repo.Scan, parts repo.Parts) (*repo.EntryReader, error)
 }
 
 // Side describes one of the two snapshots.
@@ -138,6 +144,10 @@ func (e Example) KeyWords() []uint64 { return e.key }
 type pick struct {
 	ia, ib int
 	key    []uint64
+	// rendered: changes holds the changed record's value changes, rendered when the
+	// pick was kept (a streaming pass has no entries to go back to).
+	rendered bool
+	changes  []ValueChange
 }
 
 // keepSmallest inserts p into s (sorted by key words, at most limit long).
@@ -263,40 +273,43 @@ func Diff(a, b *repo.Scan, o Options) (*Report, error) {
 	if values {
 		parts |= repo.PartValues
 	}
-	if err := need(o, parts, a, b); err != nil {
-		return nil, err
-	}
-	var fieldIdx map[uint64]int
-	if values {
-		fieldIdx = map[uint64]int{}
-		for _, f := range b.Descriptor.Fields {
-			if _, ok := a.FieldByID(uint64(f.ID)); ok {
-				fieldIdx[uint64(f.ID)] = len(r.Fields)
-				r.Fields = append(r.Fields, FieldCount{Name: f.Name, ID: uint64(f.ID)})
+	var c Counts
+	var added, removed, changed []pick
+	if o.Stream != nil && (a.Missing()|b.Missing())&parts != 0 {
+		var err error
+		if c, added, removed, changed, err = streamDiff(r, a, b, o, values); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := need(o, parts, a, b); err != nil {
+			return nil, err
+		}
+		var fieldIdx map[uint64]int
+		if values {
+			fieldIdx = fieldIndex(r, a, b)
+		}
+		nameB := namer(&b.Descriptor)
+		// Examples: the Limit smallest keys (natural key order, lessKey) of each kind, chosen with a
+		// bounded insertion so memory stays O(Limit); rendered after the merge pass.
+		visit := func(k Kind, ia, ib int) {
+			switch k {
+			case Added:
+				added = keepSmallest(added, pick{ia: ia, ib: ib, key: b.Key(ib)}, o.Limit)
+			case Removed:
+				removed = keepSmallest(removed, pick{ia: ia, ib: ib, key: a.Key(ia)}, o.Limit)
+			case Changed:
+				if values {
+					valueDiff(a, b, ia, ib, r.Fields, fieldIdx, nameB, false, nil)
+				}
+				changed = keepSmallest(changed, pick{ia: ia, ib: ib, key: b.Key(ib)}, o.Limit)
 			}
+		}
+		var err error
+		if c, err = Merge(a.Records, b.Records, visit); err != nil {
+			return nil, err
 		}
 	}
 	nameA, nameB := namer(&a.Descriptor), namer(&b.Descriptor)
-	// Examples: the Limit smallest keys (natural key order, lessKey) of each kind, chosen with a
-	// bounded insertion so memory stays O(Limit); rendered after the merge pass.
-	var added, removed, changed []pick
-	visit := func(k Kind, ia, ib int) {
-		switch k {
-		case Added:
-			added = keepSmallest(added, pick{ia, ib, b.Key(ib)}, o.Limit)
-		case Removed:
-			removed = keepSmallest(removed, pick{ia, ib, a.Key(ia)}, o.Limit)
-		case Changed:
-			if values {
-				valueDiff(a, b, ia, ib, r.Fields, fieldIdx, nameB, false, nil)
-			}
-			changed = keepSmallest(changed, pick{ia, ib, b.Key(ib)}, o.Limit)
-		}
-	}
-	c, err := Merge(a.Records, b.Records, visit)
-	if err != nil {
-		return nil, err
-	}
 	r.Records = &c
 	keyless := len(a.Descriptor.KeyFields) == 0
 	if c.Added+c.Removed == 0 || keyless && a.Descriptor.Rows == b.Descriptor.Rows {
@@ -321,7 +334,10 @@ func Diff(a, b *repo.Scan, o Options) (*Report, error) {
 	for _, p := range changed {
 		ex := example(p.key, nameB, first)
 		ex.key = slices.Clone(p.key)
-		if values {
+		switch {
+		case p.rendered:
+			ex.Changes = p.changes
+		case values:
 			ex.Changes = valueDiff(a, b, p.ia, p.ib, nil, nil, nameB, true, nil)
 		}
 		r.Examples.Changed = append(r.Examples.Changed, ex)
@@ -373,10 +389,16 @@ func equalStates(r *Report, a, b *repo.Scan, o Options) (done bool, err error) {
 	if len(a.Descriptor.KeyFields) > 0 {
 		r.Records = &Counts{Unchanged: uint64(a.Descriptor.Rows)}
 	} else {
-		if err := need(o, repo.PartRecords, a, b); err != nil {
-			return false, err
+		var c Counts
+		var err error
+		if o.Stream != nil && (a.Missing()|b.Missing())&repo.PartRecords != 0 {
+			c, err = streamRecordsOnly(o, a, b)
+		} else {
+			if err := need(o, repo.PartRecords, a, b); err != nil {
+				return false, err
+			}
+			c, err = Merge(a.Records, b.Records, nil)
 		}
-		c, err := Merge(a.Records, b.Records, nil)
 		if err != nil {
 			return false, err
 		}
@@ -389,6 +411,19 @@ func equalStates(r *Report, a, b *repo.Scan, o Options) (done bool, err error) {
 		r.Fields = CommonFields(a, b)
 	}
 	return true, nil
+}
+
+// fieldIndex fills r.Fields with the fields of both a and b (in B's order) and maps
+// each one's id to its index there.
+func fieldIndex(r *Report, a, b *repo.Scan) map[uint64]int {
+	idx := map[uint64]int{}
+	for _, f := range b.Descriptor.Fields {
+		if _, ok := a.FieldByID(uint64(f.ID)); ok {
+			idx[uint64(f.ID)] = len(r.Fields)
+			r.Fields = append(r.Fields, FieldCount{Name: f.Name, ID: uint64(f.ID)})
+		}
+	}
+	return idx
 }
 
 // need makes sure that a and b hold parts of their resolution, reading what they
