@@ -201,7 +201,7 @@ func openStreams(o Options, parts repo.Parts, a, b *repo.Scan) (ra, rb *repo.Ent
 		return nil, nil, err
 	}
 	if rb, err = o.Stream(b, parts); err != nil {
-		ra.Close()
+		_ = ra.Close() // read only; the open error is the one to report
 		return nil, nil, err
 	}
 	return ra, rb, nil

@@ -31,19 +31,19 @@ type Entry struct {
 // payloads laid out in entry order (as scan writes them); a violation is CodeFormat
 // when it is met. Close releases the files.
 type EntryReader struct {
-	id                          snapshot.ID
-	parts                       Parts
-	n, i                        uint64 // entries, entries read
-	keyAt, valAt, payAt, typeAt uint64
-	rec, keyW, keyOff           *snapshot.ArrayReader
-	vals, valOff                *snapshot.ArrayReader
-	vField, vType, vOff, vLen   *snapshot.ArrayReader
-	vPay                        *snapshot.ArrayReader
-	all                         []*snapshot.ArrayReader
-	prev                        [4]uint64
-	one                         [1]uint64
-	scratch                     []uint64
-	e                           Entry
+	id                        snapshot.ID
+	parts                     Parts
+	n, i                      uint64 // entries, entries read
+	keyAt, valAt, payAt       uint64
+	rec, keyW, keyOff         *snapshot.ArrayReader
+	vals, valOff              *snapshot.ArrayReader
+	vField, vType, vOff, vLen *snapshot.ArrayReader
+	vPay                      *snapshot.ArrayReader
+	all                       []*snapshot.ArrayReader
+	prev                      [4]uint64
+	one                       [1]uint64
+	scratch                   []uint64
+	e                         Entry
 }
 
 // Entries verifies the checksums of the arrays of parts in s's snapshot (StepRead to
@@ -68,7 +68,7 @@ func (r *Repo) Entries(s *Scan, parts Parts, fn snapshot.ProgressFunc) (*EntryRe
 		return a, nil
 	}
 	fail := func(err error) (*EntryReader, error) {
-		er.Close()
+		_ = er.Close() // read only; the open error is the one to report
 		return nil, &Error{Code: CodeFormat, Op: "load", Path: r.store.Path(id), Msg: "cannot open snapshot", Err: err}
 	}
 	var err error

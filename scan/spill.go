@@ -740,7 +740,10 @@ func (p *spillPlan) abort() {
 	if p.done || p.sp == nil || p.sp.w == nil {
 		return
 	}
-	p.sp.w.Abort()
+	// An abort that cannot remove the spill files leaves them in the attempt, where
+	// InspectIncomplete shows it and gc-staging removes it; the scan's own error is
+	// the one to report.
+	_ = p.sp.w.Abort()
 }
 
 // publish writes the small arrays, merges the runs into the per-record payloads and

@@ -89,7 +89,8 @@ func (r *ArrayReader) Uint64s(dst []uint64) error {
 		for i := range k {
 			dst[i] = binary.LittleEndian.Uint64(b[8*i:])
 		}
-		r.r.Discard(8 * k)
+		// k whole elements were just peeked: discarding them cannot fail.
+		_, _ = r.r.Discard(8 * k)
 		dst = dst[k:]
 		r.left -= uint64(k)
 	}
