@@ -462,20 +462,35 @@ func valueDiff(a, b *repo.Scan, ia, ib int, fields []FieldCount, idx map[uint64]
 	const s = fingerprint.ValueStride
 	i, ie := int(a.ValueOffsets[ia]), int(a.ValueOffsets[ia+1])
 	j, je := int(b.ValueOffsets[ib]), int(b.ValueOffsets[ib+1])
+	return diffValues(a.Values[i*s:ie*s], b.Values[j*s:je*s], fields, idx, name, keep, func(x, y int) (string, string) {
+		return renderValue(a, i+x), renderValue(b, j+y)
+	}, out)
+}
+
+// diffValues merges two records' value entries (stride fingerprint.ValueStride, by
+// ascending field id) and counts in fields (when not nil, at idx of the field id) every
+// field whose value digest differs; when keep, it appends to out the field's old and new
+// values, which render gives from the entries' positions.
+func diffValues(av, bv []uint64, fields []FieldCount, idx map[uint64]int, name func(uint64) string, keep bool,
+	render func(i, j int) (string, string), out []ValueChange) []ValueChange {
+	const s = fingerprint.ValueStride
+	i, ie := 0, len(av)/s
+	j, je := 0, len(bv)/s
 	for i < ie && j < je {
-		fa, fb := a.Values[i*s], b.Values[j*s]
+		fa, fb := av[i*s], bv[j*s]
 		switch {
 		case fa < fb:
 			i++
 		case fa > fb:
 			j++
 		default:
-			if a.Values[i*s+1] != b.Values[j*s+1] || a.Values[i*s+2] != b.Values[j*s+2] {
+			if av[i*s+1] != bv[j*s+1] || av[i*s+2] != bv[j*s+2] {
 				if k, ok := idx[fa]; ok && fields != nil {
 					fields[k].Changed++
 				}
 				if keep {
-					out = append(out, ValueChange{Field: name(fa), Old: renderValue(a, i), New: renderValue(b, j), id: fa})
+					was, now := render(i, j)
+					out = append(out, ValueChange{Field: name(fa), Old: was, New: now, id: fa})
 				}
 			}
 			i++

@@ -3,7 +3,6 @@ package compare
 import (
 	"errors"
 
-	"github.com/pipewhy/pipewhy/fingerprint"
 	"github.com/pipewhy/pipewhy/normalize"
 	"github.com/pipewhy/pipewhy/normalize/c2text"
 	"github.com/pipewhy/pipewhy/repo"
@@ -259,33 +258,9 @@ func streamDiff(r *Report, a, b *repo.Scan, o Options, values bool) (c Counts, a
 
 // entryValueDiff is valueDiff over two streamed entries.
 func entryValueDiff(ea, eb *repo.Entry, fields []FieldCount, idx map[uint64]int, name func(uint64) string, keep bool) []ValueChange {
-	const s = fingerprint.ValueStride
-	var out []ValueChange
-	i, ie := 0, len(ea.Values)/s
-	j, je := 0, len(eb.Values)/s
-	for i < ie && j < je {
-		fa, fb := ea.Values[i*s], eb.Values[j*s]
-		switch {
-		case fa < fb:
-			i++
-		case fa > fb:
-			j++
-		default:
-			if ea.Values[i*s+1] != eb.Values[j*s+1] || ea.Values[i*s+2] != eb.Values[j*s+2] {
-				if k, ok := idx[fa]; ok && fields != nil {
-					fields[k].Changed++
-				}
-				if keep {
-					out = append(out, ValueChange{Field: name(fa), id: fa,
-						Old: c2text.Value(normalize.TypeCode(ea.Types[i]), ea.Payloads[i]),
-						New: c2text.Value(normalize.TypeCode(eb.Types[j]), eb.Payloads[j])})
-				}
-			}
-			i++
-			j++
-		}
-	}
-	return out
+	return diffValues(ea.Values, eb.Values, fields, idx, name, keep, func(i, j int) (string, string) {
+		return c2text.Value(normalize.TypeCode(ea.Types[i]), ea.Payloads[i]), c2text.Value(normalize.TypeCode(eb.Types[j]), eb.Payloads[j])
+	}, nil)
 }
 
 // streamRecordsOnly is the Merge of equalStates over record streams.

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"bufio"
+	"cmp"
 	"container/heap"
 	"context"
 	"encoding/binary"
@@ -199,7 +200,7 @@ func (sp *spiller) finish() (*fingerprint.Result, []*normalize.RecordBatch, erro
 			}
 			fr.State, fr.Columns = sp.state, sp.columns
 		}
-		slices.SortFunc(sp.tiles, func(a, b runTile) int { return cmpUint(a.first, b.first) })
+		slices.SortFunc(sp.tiles, func(a, b runTile) int { return cmp.Compare(a.first, b.first) })
 		kept := make([]*normalize.RecordBatch, len(sp.tiles))
 		for i, t := range sp.tiles {
 			kept[i] = t.b
@@ -215,16 +216,6 @@ func (sp *spiller) finish() (*fingerprint.Result, []*normalize.RecordBatch, erro
 
 // spilled reports whether runs were written (then merge publishes).
 func (sp *spiller) spilled() bool { return len(sp.runs) > 0 }
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
 
 // A run file is a sequence of entries in the engine's order, each of little-endian
 // words:
@@ -270,7 +261,7 @@ func (sp *spiller) encodeRun(ww *wordWriter, fr *fingerprint.Result, tiles []run
 		if len(fr.ValueOffsets) != n+1 || len(fr.Origins) != n {
 			return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "value offsets differ from the engine's entries"}
 		}
-		slices.SortFunc(tiles, func(a, b runTile) int { return cmpUint(a.first, b.first) })
+		slices.SortFunc(tiles, func(a, b runTile) int { return cmp.Compare(a.first, b.first) })
 	}
 	var vbuf []uint64
 	for e := range n {
