@@ -35,8 +35,8 @@ var streamBuffer = 1 << 20
 // files in the attempt (Spill), and Commit runs phases 3 to 5 on what was written:
 // manifest, read-back validation, completion marker, rename. Commit validates the
 // metadata then; a failure at any step leaves the attempt in staging for
-// InspectIncomplete and publishes nothing. A Writer is not safe for concurrent use,
-// except that different Streams may be written concurrently.
+// InspectIncomplete and publishes nothing. A Writer and its Streams are not safe for
+// concurrent use.
 //
 // Payload bytes are the exact little-endian elements, as Publish writes them; each
 // stream's SHA-256 is computed as it is written, so no payload is ever held whole.
