@@ -30,6 +30,12 @@ type Options struct {
 	// summaries (repo.Repo.LoadParts with no part) and loads the record and value
 	// arrays only when the comparison needs them. Nil: the scans must hold them.
 	Load func(s *repo.Scan, parts repo.Parts) error
+	// Stream opens the per-record arrays of parts of a scan as an entry stream
+	// (repo.Repo.Entries, which verifies their checksums first). When set, Diff
+	// compares the arrays the scans miss in one streaming merge pass, in memory
+	// independent of the row count, instead of loading them with Load; the counts,
+	// fields and examples are the same.
+	Stream func(s *repo.Scan, parts repo.Parts) (*repo.EntryReader, error)
 }
 
 // Side describes one of the two snapshots.
@@ -138,6 +144,10 @@ func (e Example) KeyWords() []uint64 { return e.key }
 type pick struct {
 	ia, ib int
 	key    []uint64
+	// rendered: changes holds the changed record's value changes, rendered when the
+	// pick was kept (a streaming pass has no entries to go back to).
+	rendered bool
+	changes  []ValueChange
 }
 
 // keepSmallest inserts p into s (sorted by key words, at most limit long).
@@ -265,40 +275,43 @@ func Diff(a, b *repo.Scan, o Options) (*Report, error) {
 	if values {
 		parts |= repo.PartValues
 	}
-	if err := need(o, parts, a, b); err != nil {
-		return nil, err
-	}
-	var fieldIdx map[uint64]int
-	if values {
-		fieldIdx = map[uint64]int{}
-		for _, f := range b.Descriptor.Fields {
-			if _, ok := a.FieldByID(uint64(f.ID)); ok {
-				fieldIdx[uint64(f.ID)] = len(r.Fields)
-				r.Fields = append(r.Fields, FieldCount{Name: f.Name, ID: uint64(f.ID)})
+	var c Counts
+	var added, removed, changed []pick
+	if o.Stream != nil && (a.Missing()|b.Missing())&parts != 0 {
+		var err error
+		if c, added, removed, changed, err = streamDiff(r, a, b, o, values); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := need(o, parts, a, b); err != nil {
+			return nil, err
+		}
+		var fieldIdx map[uint64]int
+		if values {
+			fieldIdx = fieldIndex(r, a, b)
+		}
+		nameB := namer(&b.Descriptor)
+		// Examples: the Limit smallest keys (natural key order, lessKey) of each kind, chosen with a
+		// bounded insertion so memory stays O(Limit); rendered after the merge pass.
+		visit := func(k Kind, ia, ib int) {
+			switch k {
+			case Added:
+				added = keepSmallest(added, pick{ia: ia, ib: ib, key: b.Key(ib)}, o.Limit)
+			case Removed:
+				removed = keepSmallest(removed, pick{ia: ia, ib: ib, key: a.Key(ia)}, o.Limit)
+			case Changed:
+				if values {
+					valueDiff(a, b, ia, ib, r.Fields, fieldIdx, nameB, false, nil)
+				}
+				changed = keepSmallest(changed, pick{ia: ia, ib: ib, key: b.Key(ib)}, o.Limit)
 			}
+		}
+		var err error
+		if c, err = Merge(a.Records, b.Records, visit); err != nil {
+			return nil, err
 		}
 	}
 	nameA, nameB := namer(&a.Descriptor), namer(&b.Descriptor)
-	// Examples: the Limit smallest keys (natural key order, lessKey) of each kind, chosen with a
-	// bounded insertion so memory stays O(Limit); rendered after the merge pass.
-	var added, removed, changed []pick
-	visit := func(k Kind, ia, ib int) {
-		switch k {
-		case Added:
-			added = keepSmallest(added, pick{ia, ib, b.Key(ib)}, o.Limit)
-		case Removed:
-			removed = keepSmallest(removed, pick{ia, ib, a.Key(ia)}, o.Limit)
-		case Changed:
-			if values {
-				valueDiff(a, b, ia, ib, r.Fields, fieldIdx, nameB, false, nil)
-			}
-			changed = keepSmallest(changed, pick{ia, ib, b.Key(ib)}, o.Limit)
-		}
-	}
-	c, err := Merge(a.Records, b.Records, visit)
-	if err != nil {
-		return nil, err
-	}
 	r.Records = &c
 	keyless := len(a.Descriptor.KeyFields) == 0
 	if c.Added+c.Removed == 0 || keyless && a.Descriptor.Rows == b.Descriptor.Rows {
@@ -323,7 +336,10 @@ func Diff(a, b *repo.Scan, o Options) (*Report, error) {
 	for _, p := range changed {
 		ex := example(p.key, nameB, first)
 		ex.key = slices.Clone(p.key)
-		if values {
+		switch {
+		case p.rendered:
+			ex.Changes = p.changes
+		case values:
 			ex.Changes = valueDiff(a, b, p.ia, p.ib, nil, nil, nameB, true, nil)
 		}
 		r.Examples.Changed = append(r.Examples.Changed, ex)
@@ -375,10 +391,16 @@ func equalStates(r *Report, a, b *repo.Scan, o Options) (done bool, err error) {
 	if len(a.Descriptor.KeyFields) > 0 {
 		r.Records = &Counts{Unchanged: uint64(a.Descriptor.Rows)}
 	} else {
-		if err := need(o, repo.PartRecords, a, b); err != nil {
-			return false, err
+		var c Counts
+		var err error
+		if o.Stream != nil && (a.Missing()|b.Missing())&repo.PartRecords != 0 {
+			c, err = streamRecordsOnly(o, a, b)
+		} else {
+			if err := need(o, repo.PartRecords, a, b); err != nil {
+				return false, err
+			}
+			c, err = Merge(a.Records, b.Records, nil)
 		}
-		c, err := Merge(a.Records, b.Records, nil)
 		if err != nil {
 			return false, err
 		}
@@ -391,6 +413,19 @@ func equalStates(r *Report, a, b *repo.Scan, o Options) (done bool, err error) {
 		r.Fields = CommonFields(a, b)
 	}
 	return true, nil
+}
+
+// fieldIndex fills r.Fields with the fields of both a and b (in B's order) and maps
+// each one's id to its index there.
+func fieldIndex(r *Report, a, b *repo.Scan) map[uint64]int {
+	idx := map[uint64]int{}
+	for _, f := range b.Descriptor.Fields {
+		if _, ok := a.FieldByID(uint64(f.ID)); ok {
+			idx[uint64(f.ID)] = len(r.Fields)
+			r.Fields = append(r.Fields, FieldCount{Name: f.Name, ID: uint64(f.ID)})
+		}
+	}
+	return idx
 }
 
 // need makes sure that a and b hold parts of their resolution, reading what they
@@ -429,20 +464,35 @@ func valueDiff(a, b *repo.Scan, ia, ib int, fields []FieldCount, idx map[uint64]
 	const s = fingerprint.ValueStride
 	i, ie := int(a.ValueOffsets[ia]), int(a.ValueOffsets[ia+1])
 	j, je := int(b.ValueOffsets[ib]), int(b.ValueOffsets[ib+1])
+	return diffValues(a.Values[i*s:ie*s], b.Values[j*s:je*s], fields, idx, name, keep, func(x, y int) (string, string) {
+		return renderValue(a, i+x), renderValue(b, j+y)
+	}, out)
+}
+
+// diffValues merges two records' value entries (stride fingerprint.ValueStride, by
+// ascending field id) and counts in fields (when not nil, at idx of the field id) every
+// field whose value digest differs; when keep, it appends to out the field's old and new
+// values, which render gives from the entries' positions.
+func diffValues(av, bv []uint64, fields []FieldCount, idx map[uint64]int, name func(uint64) string, keep bool,
+	render func(i, j int) (string, string), out []ValueChange) []ValueChange {
+	const s = fingerprint.ValueStride
+	i, ie := 0, len(av)/s
+	j, je := 0, len(bv)/s
 	for i < ie && j < je {
-		fa, fb := a.Values[i*s], b.Values[j*s]
+		fa, fb := av[i*s], bv[j*s]
 		switch {
 		case fa < fb:
 			i++
 		case fa > fb:
 			j++
 		default:
-			if a.Values[i*s+1] != b.Values[j*s+1] || a.Values[i*s+2] != b.Values[j*s+2] {
+			if av[i*s+1] != bv[j*s+1] || av[i*s+2] != bv[j*s+2] {
 				if k, ok := idx[fa]; ok && fields != nil {
 					fields[k].Changed++
 				}
 				if keep {
-					out = append(out, ValueChange{Field: name(fa), Old: renderValue(a, i), New: renderValue(b, j), id: fa})
+					was, now := render(i, j)
+					out = append(out, ValueChange{Field: name(fa), Old: was, New: now, id: fa})
 				}
 			}
 			i++

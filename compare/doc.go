@@ -21,6 +21,13 @@
 // report not Equal. It compares at the coarser resolution of the two snapshots, and at dataset
 // resolution when they were scanned with different keys (with a note).
 //
+// MergeStreams is Merge over two entry streams (repo.EntryReader): the same counts and
+// visits in the same order, looking one entry ahead on each side to find duplicated
+// keys. With Options.Stream, Diff compares the record and value arrays the scans have
+// not loaded that way: their checksums are verified first (repo.Repo.Entries), then one
+// merge pass reads both snapshots' arrays in step, so memory is the examples kept, not
+// the rows, and the report is the one the loaded arrays give.
+//
 // Comparing two live sources, without snapshots (`pipewhy compare`), is package
 // compare/live, which reads both through package scan and diffs them with Diff.
 package compare

@@ -78,6 +78,8 @@ type Scan struct {
 	AllowPartial *bool    `yaml:"allow_partial"`
 	// MissingAsNull reads a member absent from a JSON record as null.
 	MissingAsNull *bool `yaml:"json_missing_as_null"`
+	// Memory is the scan's memory budget (ParseSize: "1GiB", "512MiB").
+	Memory string `yaml:"memory"`
 }
 
 // File is a loaded pipewhy.yaml.
@@ -279,6 +281,9 @@ func Merge(s, base Scan) Scan {
 	if s.MissingAsNull == nil {
 		s.MissingAsNull = base.MissingAsNull
 	}
+	if s.Memory == "" {
+		s.Memory = base.Memory
+	}
 	return s
 }
 
@@ -322,6 +327,11 @@ func validate(s Scan) string {
 	}
 	if s.Key != nil && len(s.Key) == 0 {
 		return "key is an empty list (leave it out for no key)"
+	}
+	if s.Memory != "" {
+		if _, err := ParseSize(s.Memory); err != nil {
+			return "memory: " + err.Error()
+		}
 	}
 	return ""
 }

@@ -87,7 +87,11 @@ func InitAlgorithm(dir string, alg fingerprint.Algorithm) (*Repo, error) {
 }
 
 // Open opens the repository whose directory is dir (the one holding repo.json).
-func Open(dir string) (*Repo, error) {
+func Open(dir string) (*Repo, error) { return OpenWith(dir, snapshot.Options{}) }
+
+// OpenWith is Open with the snapshot store's options (its filesystem, for fault
+// injection in tests; a context check).
+func OpenWith(dir string, opts snapshot.Options) (*Repo, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, &Error{Code: CodeIO, Op: "open", Path: dir, Msg: "cannot resolve path", Err: err}
@@ -115,7 +119,7 @@ func Open(dir string) (*Repo, error) {
 			return nil, &Error{Code: CodeLayout, Op: "open", Path: abs, Msg: "the repository's fingerprint algorithm is not one this build knows", Err: err}
 		}
 	}
-	st, err := snapshot.Open(filepath.Join(abs, StoreDir), snapshot.Options{})
+	st, err := snapshot.Open(filepath.Join(abs, StoreDir), opts)
 	if err != nil {
 		return nil, &Error{Code: CodeLayout, Op: "open", Path: abs, Msg: "snapshot store missing", Err: err}
 	}

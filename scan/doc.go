@@ -30,6 +30,19 @@
 // (the profile's +ext1 counterpart, or excluding the column via Options.Source.Exclude,
 // which the snapshot records in its descriptor's Excluded list and scope).
 //
+// # Memory
+//
+// Run sorts the record entries of record and value resolution within Options.Memory
+// (spill.go): the pipeline's encoders add their tiles to the current run's
+// fingerprint.Feed; a run whose estimated memory reaches a third of the budget is
+// sorted by the engine, written as one spill file in the snapshot's staging attempt
+// (snapshot.Writer.CreateSpill) and replaced by a new Feed; the runs' states are
+// summed. After the read, the runs are merged k ways into the payload streams of the
+// records, key words and offsets and, at value resolution, of the value digests and the
+// C1 value table, checking declared keys for duplicates in the merged order. The bytes
+// are those of a scan sorted in memory (TestSpillMatchesMemory); a source that fits one
+// run is published from memory. Observe does not spill.
+//
 // # Guarantees
 //
 //   - A scan that fails publishes nothing and changes neither the schema registry nor

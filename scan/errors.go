@@ -24,6 +24,7 @@ const (
 	CodeProfile      Code = "PW_SCAN_PROFILE"       // a column type the C2 profile cannot represent (use an +ext1 profile or exclude it)
 	CodeLineage      Code = "PW_SCAN_LINEAGE"       // the lineage in force could not be read (the lineage store is damaged)
 	CodeAlgorithm    Code = "PW_SCAN_ALGORITHM"     // the scan asked for a fingerprint algorithm other than its repository's
+	CodeSpill        Code = "PW_SCAN_SPILL"         // a sorted run could not be written to, or read back from, the snapshot's staging attempt
 )
 
 // Error is the error type of this package. Messages name files, columns and rows,

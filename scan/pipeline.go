@@ -48,6 +48,9 @@ type pipeline struct {
 	src  source.Source
 	encs []*columnar.Encoder
 	feed *fingerprint.Feed // lane w belongs to encoder goroutine w
+	// spill, when set, takes every tile instead of feed (an out-of-core scan: see
+	// spiller); its lanes are feed's.
+	spill *spiller
 	// newBatch returns an empty batch to encode into.
 	newBatch func() *normalize.RecordBatch
 	// kept is nil, or called (consumer goroutine) with the encoded tiles of each batch,
@@ -357,7 +360,11 @@ func (t *tiler) batch(ctx context.Context, j job) ([]*normalize.RecordBatch, err
 		if err != nil {
 			return nil, encodeError(err, j.first+uint64(lo))
 		}
-		if err := p.feed.Add(t.w, b, j.seq, j.first-1+uint64(lo)); err != nil {
+		if p.spill != nil {
+			if err := p.spill.add(t.w, b, j.seq, j.first-1+uint64(lo)); err != nil {
+				return nil, err
+			}
+		} else if err := p.feed.Add(t.w, b, j.seq, j.first-1+uint64(lo)); err != nil {
 			return nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: fmt.Sprintf("digesting the batch from source row %d", j.first+uint64(lo)), Err: err}
 		}
 		if p.fetch != nil {

@@ -73,6 +73,17 @@ type Options struct {
 	// with DigestsOnly; not published.
 	Select func(key fingerprint.Digest) bool
 
+	// Memory is the memory budget of Run at record and value resolution, in bytes: the
+	// sorted record entries are cut into runs of about a third of it, each spilled to
+	// the snapshot's own staging attempt and k-way merged into the payload files at the
+	// end (docs/scan.md, Memory). 0 means DefaultMemory; a negative budget keeps every
+	// entry in memory. A source whose entries fit one run spills nothing. Observe does
+	// not spill (it has no store).
+	Memory int64
+
+	// spill is set by Run: where an out-of-core scan spills, and the spiller it used.
+	spill *spillPlan
+
 	// preferIDs are field ids for columns the registry namespace has never seen (Run
 	// sets them from the lineage: a COPY's source's ids).
 	preferIDs map[string]uint64
@@ -116,6 +127,11 @@ type Result struct {
 	// Fetched[i] is the record whose key words are Options.Fetch[i], nil when the source
 	// has none (with duplicate keys, any one of them).
 	Fetched [][]uint64
+	// Runs is the number of sorted runs Run spilled to the snapshot's staging attempt
+	// and merged (0: the entries were sorted in memory). A spilled scan's Scan holds no
+	// per-record arrays (Records, KeyWords, Values, ValueTable): they went straight to
+	// the snapshot.
+	Runs int
 }
 
 // Run scans o.Address into a new snapshot of r: source → C2 → C3 → C5. On any error
@@ -154,6 +170,9 @@ func Run(ctx context.Context, r *repo.Repo, o Options) (*Result, error) {
 	if hints != nil {
 		o.preferIDs = hints.FieldIDs
 	}
+	plan := &spillPlan{store: r.Store(), id: snapshot.NewID()}
+	o.spill = plan
+	defer plan.abort() // after a publish, nothing to do
 	obs, err := Observe(ctx, reg, o)
 	if err != nil {
 		return nil, err
@@ -179,16 +198,8 @@ func Run(ctx context.Context, r *repo.Repo, o Options) (*Result, error) {
 	if err != nil {
 		return nil, &Error{Code: CodeInternal, Op: "publish", Msg: "encode arrays", Err: err}
 	}
-	var progress snapshot.ProgressFunc
-	if o.Progress != nil {
-		phase := map[snapshot.Step]Phase{snapshot.StepChecksum: PhaseChecksum, snapshot.StepWrite: PhaseWrite, snapshot.StepVerify: PhaseVerify}
-		rows := uint64(sc.Descriptor.Rows)
-		progress = func(step snapshot.Step, done, total uint64) {
-			o.Progress(Progress{Phase: phase[step], Rows: rows, Bytes: done, BytesTotal: total})
-		}
-	}
-	if err := r.Store().PublishWithProgress(ctx, sc.Metadata, arrs, progress); err != nil {
-		return nil, &Error{Code: CodePublish, Op: "publish", Msg: "snapshot store", Err: err}
+	if err := publish(ctx, r, o, sc, arrs, plan); err != nil {
+		return nil, err
 	}
 	// The snapshot is published: a registry or log failure below leaves it in the
 	// store (immutable, listed by 'pipewhy snapshot list') and is reported.
@@ -203,7 +214,30 @@ func Run(ctx context.Context, r *repo.Repo, o Options) (*Result, error) {
 		return nil, &Error{Code: CodePublish, Op: "publish", Msg: "snapshot " + sc.Metadata.ID.String() + " published, but the scan log could not be appended", Err: err}
 	}
 	obs.ID = sc.Metadata.ID
+	if plan.sp != nil {
+		obs.Runs = len(plan.sp.runs)
+	}
 	return obs, nil
+}
+
+// publish stores the scan sc, whose small arrays are arrs: from memory, or, when the
+// scan spilled its sorted runs, by merging them into the attempt they are in.
+func publish(ctx context.Context, r *repo.Repo, o Options, sc *repo.Scan, arrs map[string]snapshot.Array, plan *spillPlan) error {
+	var progress snapshot.ProgressFunc
+	if o.Progress != nil {
+		phase := map[snapshot.Step]Phase{snapshot.StepChecksum: PhaseChecksum, snapshot.StepWrite: PhaseWrite, snapshot.StepVerify: PhaseVerify}
+		rows := uint64(sc.Descriptor.Rows)
+		progress = func(step snapshot.Step, done, total uint64) {
+			o.Progress(Progress{Phase: phase[step], Rows: rows, Bytes: done, BytesTotal: total})
+		}
+	}
+	if plan.spilled() {
+		return plan.publish(ctx, o, sc, arrs, progress)
+	}
+	if err := r.Store().PublishWithProgress(ctx, sc.Metadata, arrs, progress); err != nil {
+		return &Error{Code: CodePublish, Op: "publish", Msg: "snapshot store", Err: err}
+	}
+	return nil
 }
 
 // Observe reads and fingerprints o.Address and returns the scan snapshot it would
@@ -327,13 +361,16 @@ func observe(ctx context.Context, reg *source.Registry, src source.Source, o Opt
 	finished := time.Now()
 	sc := &repo.Scan{Descriptor: desc, Context: fctx, State: fr.State,
 		Metadata: metadata(ev, fctx, started, finished, res)}
+	if o.spill != nil {
+		sc.Metadata.ID = o.spill.id // the ID its staging attempt was made for
+	}
 	if o.Progress != nil {
 		o.Progress(Progress{Phase: PhaseBuild, Rows: cov.Returned})
 	}
 	if err := buildTables(sc, fr, uint64(finished.UnixNano())); err != nil {
 		return nil, err
 	}
-	if res != snapshot.ResolutionDataset {
+	if res != snapshot.ResolutionDataset && !o.spill.spilled() {
 		if err := buildRecords(sc, fr, kept, keyIDs, keep); err != nil {
 			return nil, err
 		}
@@ -457,13 +494,9 @@ func fingerprintSource(ctx context.Context, src source.Source, o Options, fctx f
 			return nil, nil, nil, &Error{Code: CodeEncode, Op: "open", Msg: "C2 column encoder", Err: err}
 		}
 	}
-	feed, err := eng.NewFeed(encoders)
-	if err != nil {
-		return nil, nil, nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine", Err: err}
-	}
 	var kept []*normalize.RecordBatch
 	profileID := o.Profile.ID()
-	pl := &pipeline{src: src, encs: encs, feed: feed,
+	pl := &pipeline{src: src, encs: encs,
 		newBatch: func() *normalize.RecordBatch { return &normalize.RecordBatch{ProfileID: profileID} },
 	}
 	// At dataset resolution under v2 nothing needs the C2 words: the encoder goroutines
@@ -482,8 +515,25 @@ func fingerprintSource(ctx context.Context, src source.Source, o Options, fctx f
 			pl.direct = append(pl.direct, d)
 		}
 	}
-	if keep {
-		pl.kept = func(tiles []*normalize.RecordBatch) { kept = append(kept, tiles...) }
+	if o.spill != nil && o.Memory >= 0 && res != snapshot.ResolutionDataset {
+		mem := o.Memory
+		if mem == 0 {
+			mem = DefaultMemory
+		}
+		if o.spill.sp, err = newSpiller(ctx, o.spill.store, o.spill.id, eng, encoders, keep, mem); err != nil {
+			return nil, nil, nil, err
+		}
+		pl.spill = o.spill.sp
+		if keep {
+			pl.kept = func([]*normalize.RecordBatch) {} // the spiller keeps each run's tiles
+		}
+	} else {
+		if pl.feed, err = eng.NewFeed(encoders); err != nil {
+			return nil, nil, nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine", Err: err}
+		}
+		if keep {
+			pl.kept = func(tiles []*normalize.RecordBatch) { kept = append(kept, tiles...) }
+		}
 	}
 	var fetch *fetcher
 	if o.Fetch != nil {
@@ -508,8 +558,12 @@ func fingerprintSource(ctx context.Context, src source.Source, o Options, fctx f
 	if o.Progress != nil && res != snapshot.ResolutionDataset {
 		o.Progress(Progress{Phase: PhaseSort, Rows: src.Evidence().Coverage.Returned})
 	}
-	fr, err := feed.Result()
-	if err != nil {
+	var fr *fingerprint.Result
+	if pl.spill != nil {
+		if fr, kept, err = pl.spill.finish(); err != nil {
+			return nil, nil, nil, err
+		}
+	} else if fr, err = pl.feed.Result(); err != nil {
 		return nil, nil, nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine result", Err: err}
 	}
 	if keep {

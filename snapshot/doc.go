@@ -146,8 +146,22 @@
 // rename within root/staging before its files go, so a writer still at its rename fails
 // instead of publishing a half-deleted package. Staging lists what is there cheaply
 // (sizes and modification times, nothing read). A child snapshot records its parent ID but opening it
-// never needs the parent. The store is memory-resident: Open reads whole payloads
-// into memory; no streaming or mmap behaviour is claimed. The store checks metadata
+// never needs the parent. Open reads whole payloads into memory; VerifyArrays then
+// ReadArray read chosen payloads as streams (checksums verified in a first pass, then
+// the payloads read from start to end), in memory independent of their size.
+//
+// # Streamed writing
+//
+// Create starts the same state machine with the ID alone: phase 2 (attempt and intent)
+// happens at once, the payloads are written as append-only streams (Writer.Append, their
+// SHA-256 computed as they are written) or whole (Writer.Put), and Writer.Commit
+// validates the metadata, fingerprint context and parent, then runs phases 3 to 5 on
+// what was written. Publish is Create, Put of every array and Commit, with the same
+// filesystem operations in the same order. A writer may keep scratch files in the
+// attempt's spill/ directory (CreateSpill: an out-of-core sort's runs); Commit removes
+// it before the completion marker, so no package ever holds it, and Abort removes it
+// and leaves the attempt for inspection. An attempt a killed writer left may hold it:
+// InspectIncomplete reports it STAGING, RemoveStaging removes it. The store checks metadata
 // consistency, not source truth: C1 table validators and C3 state checks
 // (FingerprintState from words) remain the consumer's job after Open.
 //

@@ -150,10 +150,8 @@ func (s *Store) PublishWithProgress(ctx context.Context, md Metadata, arrays map
 		m.Entries[keys[i]] = entry{File: arrayFile(keys[i]), DType: a.dtype, Count: uint64(a.Len()),
 			ByteLength: uint64(len(a.data)), SHA256: sum}
 	}
-	if md.Parent != nil {
-		if _, _, err := s.check(s.Path(*md.Parent), *md.Parent, checkStructure, nil, nil); err != nil {
-			return &Error{Code: CodeParent, Op: "publish", Field: "parent_id", Msg: "parent is not a complete published snapshot", Err: err}
-		}
+	if err := s.checkParent(md); err != nil {
+		return err
 	}
 	final := s.Path(md.ID)
 	if _, err := s.fs.Lstat(final); err == nil {
@@ -165,77 +163,21 @@ func (s *Store) PublishWithProgress(ctx context.Context, md Metadata, arrays map
 		return &Error{Code: CodeCanceled, Op: "publish", Err: err}
 	}
 
-	// Phase 2: a unique attempt with its intent.
-	if err := s.ensureDirs(); err != nil {
-		return err
-	}
-	attempt, err := s.newAttempt(md.ID)
+	// Phases 2 to 5: a Writer, given the payloads whole.
+	w, err := s.create(md.ID)
 	if err != nil {
 		return err
 	}
-	fail := func(err error) error {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return &Error{Code: CodeCanceled, Op: "publish", Path: attempt, Msg: "attempt kept for inspection", Err: err}
-		}
-		var ie *StorageIntegrityError
-		if errors.As(err, &ie) {
-			return err
-		}
-		return &Error{Code: CodeIO, Op: "publish", Path: attempt, Msg: "attempt kept for inspection", Err: err}
-	}
-	if err := s.writeFile(filepath.Join(attempt, intentName), encodeIntent(md.ID), nil); err != nil {
-		return fail(err)
-	}
-
-	// Phase 3: payloads and manifest.
 	written := newMeter(fn, StepWrite, total)
 	for _, key := range keys {
 		if err := ctx.Err(); err != nil {
-			return fail(err)
+			return w.fail(err)
 		}
-		if err := s.writeFile(filepath.Join(attempt, arrayFile(key)), arrays[key].data, written); err != nil {
-			return fail(err)
-		}
-	}
-	man := m.encode()
-	if err := s.writeFile(filepath.Join(attempt, manifestName), man, nil); err != nil {
-		return fail(err)
-	}
-
-	// Phase 4: validate what was staged, then the completion marker.
-	if err := s.checkStaged(attempt, &m, man, fn); err != nil {
-		return fail(err)
-	}
-	sum := sha256.Sum256(man)
-	marker := append([]byte(hex.EncodeToString(sum[:])), '\n')
-	if err := s.writeFile(filepath.Join(attempt, markerName), marker, nil); err != nil {
-		return fail(err)
-	}
-	if err := s.fs.SyncDir(attempt); err != nil {
-		return fail(err)
-	}
-
-	// Phase 5: validate the complete package, then publish it by one rename.
-	if _, _, err := s.check(attempt, md.ID, checkStructure, nil, nil); err != nil {
-		return fail(err)
-	}
-	if err := ctx.Err(); err != nil {
-		return fail(err)
-	}
-	if err := s.fs.RenameNoReplace(attempt, final); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return &Error{Code: CodeExists, Op: "publish", Path: final,
-				Msg: "another writer published this snapshot ID first; this attempt is kept at " + attempt, Err: err}
-		}
-		return fail(err)
-	}
-	for _, dir := range []string{filepath.Join(s.root, snapshotsDir), filepath.Join(s.root, stagingDir)} {
-		if err := s.fs.SyncDir(dir); err != nil {
-			return &Error{Code: CodeCommitUncertain, Op: "publish", Path: final,
-				Msg: "the snapshot was renamed into place but its durability is uncertain; inspect this ID before any new action and never overwrite it", Err: err}
+		if err := w.put(key, arrays[key], m.Entries[key].SHA256, written); err != nil {
+			return err
 		}
 	}
-	return nil
+	return w.commit(ctx, md, fn)
 }
 
 // ensureDirs creates root/snapshots and root/staging when missing and makes them durable.

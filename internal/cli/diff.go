@@ -77,8 +77,23 @@ Exit status: 0 no difference; 1 differences; 2 error.`,
 				}
 				return nil
 			}
+			// The record and value arrays are streamed: their checksums are verified
+			// first (the load phase), then one merge pass reads them in step, in
+			// memory independent of their size.
+			stream := func(sc *repo.Scan, parts repo.Parts) (*repo.EntryReader, error) {
+				side := line.side(0)
+				if sc == b {
+					side = line.side(1)
+				}
+				er, err := r.Entries(sc, parts, side)
+				if err != nil {
+					return nil, loadFailed(sc.Metadata.ID, err)
+				}
+				line.comparing()
+				return er, nil
+			}
 			line.comparing()
-			rep, err := compare.Diff(a, b, compare.Options{Limit: limit, AllowDifferentArtifacts: otherArtifacts, Load: load})
+			rep, err := compare.Diff(a, b, compare.Options{Limit: limit, AllowDifferentArtifacts: otherArtifacts, Load: load, Stream: stream})
 			line.stop()
 			if err != nil {
 				return withExit(ExitError, err)

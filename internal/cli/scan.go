@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/pipewhy/pipewhy/config"
@@ -24,6 +25,7 @@ type scanFlags struct {
 	null                                    string
 	nullSet, infer, allowPartial, asJSON    bool
 	missingAsNull                           bool
+	memory                                  string
 }
 
 func newScanCommand(s streams) *cobra.Command {
@@ -90,6 +92,7 @@ Exit status: 0 published; 2 error (nothing published).`,
 	fl.StringVar(&f.query, "query", "", "a SELECT to scan, for a database address without #TABLE")
 	fl.StringVar(&f.config, "config", "", "project file (default: pipewhy.yaml here or in a parent)")
 	fl.StringVar(&f.algorithm, "algorithm", "", algorithmHelp+"; must be the repository's (default: the repository's)")
+	fl.StringVar(&f.memory, "memory", "1GiB", "memory budget of record and value resolution: sorted runs beyond it spill to the snapshot's staging directory (KiB, MiB, GiB, ...)")
 	return cmd
 }
 
@@ -131,6 +134,7 @@ func applyConfig(cmd *cobra.Command, f *scanFlags, arg string) (string, error) {
 	str("name", &f.name, entry.Name)
 	str("schema", &f.schema, entry.Schema)
 	str("query", &f.query, entry.Query)
+	str("memory", &f.memory, entry.Memory)
 	// A configured key serves record and value scans; a dataset scan asked for on the
 	// command line leaves it out instead of failing on it.
 	if !set("key") && entry.Key != nil && f.resolution != "dataset" && f.resolution != "" {
@@ -161,6 +165,11 @@ func scanOptions(f scanFlags, addr string) (scan.Options, error) {
 	}
 	o := scan.Options{Address: addr, Name: f.name, Resolution: snapshot.Resolution(f.resolution),
 		Key: f.key, Profile: p, AllowPartial: f.allowPartial}
+	if f.memory != "" {
+		if o.Memory, err = config.ParseSize(f.memory); err != nil {
+			return o, fmt.Errorf("--memory: %w", err)
+		}
+	}
 	if f.schema != "" {
 		cols, err := source.LoadColumns(f.schema)
 		if err != nil {
@@ -198,6 +207,11 @@ func runScan(ctx context.Context, s streams, f scanFlags, addr string) error {
 	o, err := scanOptions(f, addr)
 	if err != nil {
 		return withExit(ExitError, err)
+	}
+	if o.Resolution != snapshot.ResolutionDataset && o.Memory > 0 {
+		// The budget is also the garbage collector's soft limit, so that the heap it
+		// lets grow beside the sorted runs stays within it (the runs take a third).
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(o.Memory))
 	}
 	res, err := scanWithProgress(ctx, s, r, o)
 	if err != nil {

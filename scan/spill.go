@@ -1,0 +1,765 @@
+package scan
+
+import (
+	"bufio"
+	"cmp"
+	"container/heap"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/pipewhy/pipewhy/arrays"
+	"github.com/pipewhy/pipewhy/fingerprint"
+	"github.com/pipewhy/pipewhy/normalize"
+	"github.com/pipewhy/pipewhy/normalize/c2text"
+	"github.com/pipewhy/pipewhy/repo"
+	"github.com/pipewhy/pipewhy/snapshot"
+	"github.com/pipewhy/pipewhy/snapshot/vfs"
+)
+
+// DefaultMemory is the memory budget of a scan whose Options.Memory is 0: 1 GiB.
+const DefaultMemory = 1 << 30
+
+// runShare is the part of the memory budget one sorted run may take, as estimated by
+// runCost: the engine's entries, its sorted result (a copy) and, at value resolution,
+// the run's encoded tiles are all live when a run is sorted, and the garbage collector
+// needs room beside them.
+const runShare = 3
+
+// Estimated bytes per record of a run (see runCost): an engine entry (40), its
+// location and ordinal words (16), the sorted result's record, offsets and origin (48),
+// the merge's refs and locations (24), and slack.
+const runRecordBytes = 160
+
+// spillBuffer is the buffer of each spill file written or read (the merge reads every
+// run at once: with a small budget and many runs, it shrinks to fit).
+var spillBuffer = 1 << 20
+
+// spiller sorts a record- or value-resolution scan out of core. The pipeline's
+// encoders add their tiles to the current run's fingerprint.Feed under a read lock;
+// when the run's estimated memory reaches its share of the budget, the encoder that
+// noticed takes the write lock (every Add has returned), takes the run's sorted result,
+// writes it as one spill file in the snapshot's staging attempt and starts a new Feed.
+// The states of the runs are summed (C3 states are sums). After the read, merge k-way
+// merges the runs straight into the snapshot's payload streams.
+//
+// When the whole source fits one run nothing is spilled and the scan is published from
+// memory as before: the spiller only decides, and the result is the same bytes either
+// way (TestSpillMatchesMemory).
+type spiller struct {
+	ctx      context.Context
+	store    *snapshot.Store
+	id       snapshot.ID
+	eng      *fingerprint.Engine
+	lanes    int
+	values   bool // value resolution: the run's tiles are kept to write value payloads
+	runBytes int64
+
+	mu    sync.RWMutex // read: an Add in flight; write: a run being cut
+	feed  *fingerprint.Feed
+	tmu   sync.Mutex // guards tiles among the readers
+	tiles []runTile
+	used  atomic.Int64
+
+	// Under mu's write lock, or after the read.
+	state   fingerprint.State
+	columns []fingerprint.ColumnState
+	runs    []string // spill file names, in the order written
+	w       *snapshot.Writer
+}
+
+// runTile is a tile of the current run and the ordinal of its first record.
+type runTile struct {
+	first uint64
+	b     *normalize.RecordBatch
+}
+
+func newSpiller(ctx context.Context, store *snapshot.Store, id snapshot.ID, eng *fingerprint.Engine, lanes int, values bool, memory int64) (*spiller, error) {
+	feed, err := eng.NewFeed(lanes)
+	if err != nil {
+		return nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine", Err: err}
+	}
+	return &spiller{ctx: ctx, store: store, id: id, eng: eng, lanes: lanes, values: values,
+		runBytes: max(memory/runShare, 1), feed: feed}, nil
+}
+
+// runCost estimates the memory a tile of rows records and words C2 words adds to a
+// run: runRecordBytes a record, and its words twice (the key record in the engine's
+// store and in its sorted result: without declared key columns the key is the whole
+// record); at value resolution also the tile itself, the value entries (3 words per
+// field, twice) and the payload words written out.
+func (sp *spiller) runCost(rows, words int) int64 {
+	c := int64(rows)*runRecordBytes + int64(words)*16
+	if sp.values {
+		c += int64(words) * 8 * 4
+	}
+	return c
+}
+
+// add digests tile b (lane w) into the current run, then cuts the run when it is full.
+func (sp *spiller) add(w int, b *normalize.RecordBatch, batch int, first uint64) error {
+	sp.mu.RLock()
+	err := sp.feed.Add(w, b, batch, first)
+	if err == nil && sp.values {
+		sp.tmu.Lock()
+		sp.tiles = append(sp.tiles, runTile{first: first, b: b})
+		sp.tmu.Unlock()
+	}
+	full := sp.used.Add(sp.runCost(b.Len(), len(b.Words))) >= sp.runBytes
+	sp.mu.RUnlock()
+	if err != nil {
+		return &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: fmt.Sprintf("digesting the batch from source row %d", first+1), Err: err}
+	}
+	if !full {
+		return nil
+	}
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.used.Load() < sp.runBytes {
+		return nil // another encoder cut it first
+	}
+	return sp.cut()
+}
+
+// cut ends the current run (mu held for writing, or the read over): its entries are
+// sorted by the engine, added to the states and written to a spill file, and a new
+// run starts.
+func (sp *spiller) cut() error {
+	fr, err := sp.feed.Result()
+	if err != nil {
+		return &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine result", Err: err}
+	}
+	tiles := sp.tiles
+	sp.tiles = nil
+	sp.used.Store(0)
+	if sp.feed, err = sp.eng.NewFeed(sp.lanes); err != nil {
+		return &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine", Err: err}
+	}
+	if err := sp.sum(fr); err != nil {
+		return err
+	}
+	if len(fr.Records) == 0 {
+		return nil
+	}
+	if err := sp.ctx.Err(); err != nil {
+		return &Error{Code: CodeSource, Op: "read", Msg: "reading stopped", Err: err}
+	}
+	if sp.w == nil {
+		if sp.w, err = sp.store.Create(sp.ctx, sp.id); err != nil {
+			return &Error{Code: CodeSpill, Op: "spill", Msg: "staging attempt", Err: err}
+		}
+	}
+	name := fmt.Sprintf("run-%06d", len(sp.runs))
+	if err := sp.writeRun(name, fr, tiles); err != nil {
+		return err
+	}
+	sp.runs = append(sp.runs, name)
+	return nil
+}
+
+// sum adds a run's dataset and column states to the scan's.
+func (sp *spiller) sum(fr *fingerprint.Result) error {
+	if sp.columns == nil {
+		sp.state, sp.columns = fr.State, slices.Clone(fr.Columns)
+		return nil
+	}
+	if err := sp.state.Merge(fr.State); err != nil {
+		return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "run states", Err: err}
+	}
+	if len(fr.Columns) != len(sp.columns) {
+		return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "run column states differ"}
+	}
+	for i, c := range fr.Columns {
+		if c.Field != sp.columns[i].Field {
+			return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "run column states differ"}
+		}
+		if err := sp.columns[i].State.Merge(c.State); err != nil {
+			return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "run column states", Err: err}
+		}
+	}
+	return nil
+}
+
+// finish ends the read. Without a spilled run it returns the single run's result and
+// its tiles in source order (the in-memory path); else it spills the last run and
+// returns the summed states alone (no per-record arrays: merge publishes them).
+func (sp *spiller) finish() (*fingerprint.Result, []*normalize.RecordBatch, error) {
+	if len(sp.runs) == 0 {
+		fr, err := sp.feed.Result()
+		if err != nil {
+			return nil, nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine result", Err: err}
+		}
+		if sp.columns != nil { // runs cut before were empty (a Select of nothing)
+			if err := sp.sum(fr); err != nil {
+				return nil, nil, err
+			}
+			fr.State, fr.Columns = sp.state, sp.columns
+		}
+		slices.SortFunc(sp.tiles, func(a, b runTile) int { return cmp.Compare(a.first, b.first) })
+		kept := make([]*normalize.RecordBatch, len(sp.tiles))
+		for i, t := range sp.tiles {
+			kept[i] = t.b
+		}
+		sp.tiles = nil
+		return fr, kept, nil
+	}
+	if err := sp.cut(); err != nil {
+		return nil, nil, err
+	}
+	return &fingerprint.Result{State: sp.state, Columns: sp.columns}, nil, nil
+}
+
+// spilled reports whether runs were written (then merge publishes).
+func (sp *spiller) spilled() bool { return len(sp.runs) > 0 }
+
+// A run file is a sequence of entries in the engine's order, each of little-endian
+// words:
+//
+//	key_lo key_hi record_lo record_hi  klen  key words (klen)
+//	and at value resolution:           vlen  value words (vlen)
+//
+// where the value words are, for each field of the record in field id order:
+// field_id value_lo value_hi type_code payload_length payload words. Nothing else is
+// stored: the value table's ids, offsets and validity follow from the merged order.
+
+// writeRun writes the run fr (with its tiles at value resolution) to the spill file.
+func (sp *spiller) writeRun(name string, fr *fingerprint.Result, tiles []runTile) error {
+	f, err := sp.w.CreateSpill(name)
+	if err != nil {
+		return &Error{Code: CodeSpill, Op: "spill", Msg: "sorted run", Err: err}
+	}
+	ww := &wordWriter{b: bufio.NewWriterSize(f, spillBuffer)}
+	err = sp.encodeRun(ww, fr, tiles)
+	if err == nil {
+		err = ww.flush()
+	}
+	// No fsync: a run is scratch that only this process reads back; after a crash the
+	// attempt is not published whatever its runs hold.
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		if _, ok := err.(*Error); ok {
+			return err
+		}
+		return &Error{Code: CodeSpill, Op: "spill", Msg: "sorted run", Err: err}
+	}
+	return nil
+}
+
+func (sp *spiller) encodeRun(ww *wordWriter, fr *fingerprint.Result, tiles []runTile) error {
+	n := len(fr.Records) / fingerprint.RecordStride
+	if len(fr.KeyOffsets) != n+1 {
+		return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "key words differ from the engine's entries"}
+	}
+	if sp.values {
+		if len(fr.ValueOffsets) != n+1 || len(fr.Origins) != n {
+			return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "value offsets differ from the engine's entries"}
+		}
+		slices.SortFunc(tiles, func(a, b runTile) int { return cmp.Compare(a.first, b.first) })
+	}
+	var vbuf []uint64
+	for e := range n {
+		ww.words(fr.Records[e*4 : e*4+4])
+		key := fr.KeyWords[fr.KeyOffsets[e]:fr.KeyOffsets[e+1]]
+		ww.word(uint64(len(key)))
+		ww.words(key)
+		if !sp.values {
+			continue
+		}
+		rec, ok := recordAt(tiles, fr.Origins[e])
+		if !ok {
+			return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "engine record origin outside the run"}
+		}
+		lo, hi := fr.ValueOffsets[e], fr.ValueOffsets[e+1]
+		if len(rec) < 3 || hi-lo != rec[2] || hi < lo || hi*fingerprint.ValueStride > uint64(len(fr.Values)) {
+			return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "value entries differ from the record's fields"}
+		}
+		vbuf = vbuf[:0]
+		pos := 3
+		for j := lo; j < hi; j++ {
+			if len(rec)-pos < 3 || rec[pos+2] > uint64(len(rec)-pos-3) || fr.Values[j*3] != rec[pos] {
+				return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "value entry differs from the record's field"}
+			}
+			l := int(rec[pos+2])
+			vbuf = append(vbuf, fr.Values[j*3], fr.Values[j*3+1], fr.Values[j*3+2], rec[pos+1], uint64(l))
+			vbuf = append(vbuf, rec[pos+3:pos+3+l]...)
+			pos += 3 + l
+		}
+		ww.word(uint64(len(vbuf)))
+		ww.words(vbuf)
+	}
+	return ww.err
+}
+
+// recordAt returns the record with ordinal o from tiles (sorted by first ordinal).
+func recordAt(tiles []runTile, o uint64) ([]uint64, bool) {
+	i, _ := slices.BinarySearchFunc(tiles, o, func(t runTile, o uint64) int {
+		if t.first > o {
+			return 1
+		}
+		if o-t.first < uint64(t.b.Len()) {
+			return 0
+		}
+		return -1
+	})
+	if i >= len(tiles) || o < tiles[i].first || o-tiles[i].first >= uint64(tiles[i].b.Len()) {
+		return nil, false
+	}
+	return tiles[i].b.Record(int(o - tiles[i].first)), true
+}
+
+// wordWriter writes little-endian words; its first error sticks.
+type wordWriter struct {
+	b   *bufio.Writer
+	buf [1]uint64
+	err error
+}
+
+func (w *wordWriter) word(x uint64) {
+	w.buf[0] = x
+	w.words(w.buf[:1])
+}
+
+// words encodes xs straight into the buffer's free space.
+func (w *wordWriter) words(xs []uint64) {
+	for len(xs) > 0 && w.err == nil {
+		if w.b.Available() < 8 {
+			if w.err = w.b.Flush(); w.err != nil {
+				return
+			}
+		}
+		k := min(len(xs), w.b.Available()/8)
+		buf := w.b.AvailableBuffer()
+		for _, x := range xs[:k] {
+			buf = binary.LittleEndian.AppendUint64(buf, x)
+		}
+		_, w.err = w.b.Write(buf)
+		xs = xs[k:]
+	}
+}
+
+func (w *wordWriter) flush() error {
+	if w.err == nil {
+		w.err = w.b.Flush()
+	}
+	return w.err
+}
+
+// runReader reads one run file's entries in order.
+type runReader struct {
+	f      vfs.File
+	r      *bufio.Reader
+	values bool
+	rec    [4]uint64
+	key    []uint64
+	vals   []uint64
+	scr    []byte
+	read   uint64 // bytes read
+}
+
+// next reads the next entry; false at the end of the file.
+func (rr *runReader) next() (bool, error) {
+	if err := rr.fill(rr.rec[:]); err != nil {
+		if err == io.EOF {
+			return false, nil
+		}
+		return false, err
+	}
+	var n [1]uint64
+	if err := rr.fill(n[:]); err != nil {
+		return false, unexpected(err)
+	}
+	if n[0] > 1<<32 {
+		return false, &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run entry is malformed"}
+	}
+	rr.key = slices.Grow(rr.key[:0], int(n[0]))[:n[0]]
+	if err := rr.fill(rr.key); err != nil {
+		return false, unexpected(err)
+	}
+	if rr.values {
+		if err := rr.fill(n[:]); err != nil {
+			return false, unexpected(err)
+		}
+		if n[0] > 1<<40 {
+			return false, &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run entry is malformed"}
+		}
+		rr.vals = slices.Grow(rr.vals[:0], int(n[0]))[:n[0]]
+		if err := rr.fill(rr.vals); err != nil {
+			return false, unexpected(err)
+		}
+	}
+	return true, nil
+}
+
+func unexpected(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// fill reads len(dst) words; io.EOF only when nothing was read.
+func (rr *runReader) fill(dst []uint64) error {
+	for len(dst) > 0 {
+		k := min(len(dst), 512)
+		b := slices.Grow(rr.scr[:0], 8*k)[:8*k]
+		rr.scr = b
+		got, err := io.ReadFull(rr.r, b)
+		rr.read += uint64(got)
+		if err != nil {
+			if err == io.EOF && got == 0 {
+				return io.EOF
+			}
+			return unexpected(err)
+		}
+		for i := range k {
+			dst[i] = binary.LittleEndian.Uint64(b[8*i:])
+		}
+		dst = dst[k:]
+	}
+	return nil
+}
+
+// runHeap orders the readers by their current entry (the engine's entry order: key
+// digest, then record digest); equal entries are equal records, whose words are equal,
+// so their order does not change the bytes.
+type runHeap []*runReader
+
+func (h runHeap) Len() int { return len(h) }
+func (h runHeap) Less(i, j int) bool {
+	a, b := &h[i].rec, &h[j].rec
+	for k := range 4 {
+		if a[k] != b[k] {
+			return a[k] < b[k]
+		}
+	}
+	return false
+}
+func (h runHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *runHeap) Push(x any)   { *h = append(*h, x.(*runReader)) }
+func (h *runHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// mergeOut is the payload streams of the per-record arrays.
+type mergeOut struct {
+	records, keyWords, keyOffsets       *snapshot.Stream
+	values, valueOffsets                *snapshot.Stream
+	vID, vArtifact, vField, vType       *snapshot.Stream
+	vOffset, vLength, vPayload, vValid  *snapshot.Stream
+	keyAt, payAt, nvals, validWord, row uint64
+	tc                                  [1]byte
+}
+
+// merge k-way merges the runs into the writer's payload streams (records, key words
+// and offsets; at value resolution the value digests, offsets and the C1 value table),
+// checking declared keys for duplicates as the merged order passes, and reporting the
+// run bytes merged to progress. It removes each run once merged.
+func (sp *spiller) merge(sc *repo.Scan, keyed bool, progress func(done, total uint64)) error {
+	w := sp.w
+	var total uint64
+	readers := make([]*runReader, 0, len(sp.runs))
+	defer func() {
+		for _, rr := range readers {
+			rr.f.Close()
+		}
+	}()
+	buf := max(4096, min(spillBuffer, int(sp.runBytes)/max(len(sp.runs), 1)))
+	h := runHeap{}
+	for _, name := range sp.runs {
+		f, err := w.OpenSpill(name)
+		if err != nil {
+			return &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run", Err: err}
+		}
+		rr := &runReader{f: f, r: bufio.NewReaderSize(f, buf), values: sp.values}
+		readers = append(readers, rr)
+		if fi, err := f.Stat(); err == nil {
+			total += uint64(fi.Size())
+		}
+		ok, err := rr.next()
+		if err != nil {
+			return &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run", Err: err}
+		}
+		if ok {
+			h = append(h, rr)
+		}
+	}
+	heap.Init(&h)
+	out, err := sp.openStreams()
+	if err != nil {
+		return err
+	}
+	if err := out.start(); err != nil {
+		return err
+	}
+	art := map[uint64]uint64{}
+	for i, f := range sc.Descriptor.Fields {
+		art[uint64(f.ID)] = uint64(i + 1)
+	}
+	dup := &DuplicateKeyError{}
+	var prevKey [2]uint64
+	var prevWords []uint64
+	run := 0 // entries with prevKey so far
+	endGroup := func() {
+		if run > 1 {
+			dup.Keys++
+			dup.Records += run
+			if len(dup.Examples) < 10 {
+				dup.Examples = append(dup.Examples, c2text.Record(prevWords, fieldNamer(&sc.Descriptor)))
+			}
+		}
+	}
+	var done uint64
+	for len(h) > 0 {
+		rr := h[0]
+		if keyed {
+			if run > 0 && rr.rec[0] == prevKey[0] && rr.rec[1] == prevKey[1] {
+				run++
+			} else {
+				endGroup()
+				prevKey, run = [2]uint64{rr.rec[0], rr.rec[1]}, 1
+				prevWords = append(prevWords[:0], rr.key...)
+			}
+		}
+		if err := out.entry(rr, art); err != nil {
+			return err
+		}
+		before := rr.read
+		ok, err := rr.next()
+		if err != nil {
+			return &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run", Err: err}
+		}
+		done += rr.read - before
+		if ok {
+			heap.Fix(&h, 0)
+		} else {
+			heap.Pop(&h)
+		}
+		if out.row%(1<<16) == 0 {
+			if err := sp.ctx.Err(); err != nil {
+				return &Error{Code: CodeSource, Op: "merge", Msg: "stopped", Err: err}
+			}
+			if progress != nil {
+				progress(done, total)
+			}
+		}
+	}
+	endGroup()
+	if dup.Keys > 0 {
+		return dup
+	}
+	if err := out.close(); err != nil {
+		return err
+	}
+	if progress != nil {
+		progress(total, total)
+	}
+	for _, rr := range readers {
+		rr.f.Close()
+	}
+	readers = nil
+	for _, name := range sp.runs {
+		if err := w.RemoveSpill(name); err != nil {
+			return &Error{Code: CodeSpill, Op: "merge", Msg: "merged run", Err: err}
+		}
+	}
+	return nil
+}
+
+// valueKey is the snapshot key of the value table column name.
+func valueKey(name string) string { return string(arrays.TableValue) + "_" + name }
+
+func (sp *spiller) openStreams() (*mergeOut, error) {
+	out := &mergeOut{}
+	type want struct {
+		p     **snapshot.Stream
+		key   string
+		dtype snapshot.DType
+	}
+	ws := []want{{&out.records, repo.KeyRecords, snapshot.Uint64}, {&out.keyWords, repo.KeyKeyWords, snapshot.Uint64},
+		{&out.keyOffsets, repo.KeyKeyOffsets, snapshot.Uint64}}
+	if sp.values {
+		ws = append(ws, want{&out.values, repo.KeyValues, snapshot.Uint64}, want{&out.valueOffsets, repo.KeyValueOffsets, snapshot.Uint64},
+			want{&out.vID, valueKey("value_id"), snapshot.Uint64}, want{&out.vArtifact, valueKey("artifact_id"), snapshot.Uint64},
+			want{&out.vField, valueKey("field_id"), snapshot.Uint64}, want{&out.vType, valueKey("type_id"), snapshot.Uint8},
+			want{&out.vOffset, valueKey("payload_offset"), snapshot.Uint64}, want{&out.vLength, valueKey("payload_length"), snapshot.Uint64},
+			want{&out.vPayload, valueKey("payload_words"), snapshot.Uint64}, want{&out.vValid, valueKey("validity_bitmap"), snapshot.Uint64})
+	}
+	for _, x := range ws {
+		st, err := sp.w.Append(x.key, x.dtype)
+		if err != nil {
+			return nil, &Error{Code: CodePublish, Op: "publish", Msg: "snapshot store", Err: err}
+		}
+		*x.p = st
+	}
+	return out, nil
+}
+
+func (o *mergeOut) streams() []*snapshot.Stream {
+	all := []*snapshot.Stream{o.records, o.keyWords, o.keyOffsets, o.values, o.valueOffsets, o.vID, o.vArtifact,
+		o.vField, o.vType, o.vOffset, o.vLength, o.vPayload, o.vValid}
+	return slices.DeleteFunc(all, func(s *snapshot.Stream) bool { return s == nil })
+}
+
+// publishErr wraps a stream error.
+func publishErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &Error{Code: CodePublish, Op: "publish", Msg: "snapshot store", Err: err}
+}
+
+// start writes the leading zero of the offset arrays.
+func (o *mergeOut) start() error {
+	if err := o.keyOffsets.AppendUint64(0); err != nil {
+		return publishErr(err)
+	}
+	if o.valueOffsets != nil {
+		return publishErr(o.valueOffsets.AppendUint64(0))
+	}
+	return nil
+}
+
+// entry appends one merged entry to every stream.
+func (o *mergeOut) entry(rr *runReader, art map[uint64]uint64) error {
+	o.row++
+	if err := o.records.AppendUint64(rr.rec[:]...); err != nil {
+		return publishErr(err)
+	}
+	if err := o.keyWords.AppendUint64(rr.key...); err != nil {
+		return publishErr(err)
+	}
+	o.keyAt += uint64(len(rr.key))
+	if err := o.keyOffsets.AppendUint64(o.keyAt); err != nil {
+		return publishErr(err)
+	}
+	if o.values == nil {
+		return nil
+	}
+	v := rr.vals
+	for len(v) > 0 {
+		if len(v) < 5 || v[4] > uint64(len(v)-5) {
+			return &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run entry is malformed"}
+		}
+		fid, tc, l := v[0], v[3], v[4]
+		a, ok := art[fid]
+		if !ok || tc > 255 {
+			return &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run entry is malformed"}
+		}
+		j := o.nvals
+		err := o.values.AppendUint64(v[0], v[1], v[2])
+		if err == nil {
+			err = o.vID.AppendUint64(j)
+		}
+		if err == nil {
+			err = o.vArtifact.AppendUint64(a)
+		}
+		if err == nil {
+			err = o.vField.AppendUint64(fid)
+		}
+		if err == nil {
+			o.tc[0] = byte(tc)
+			_, err = o.vType.Write(o.tc[:])
+		}
+		if err == nil {
+			err = o.vOffset.AppendUint64(o.payAt)
+		}
+		if err == nil {
+			err = o.vLength.AppendUint64(l)
+		}
+		if err == nil {
+			err = o.vPayload.AppendUint64(v[5 : 5+l]...)
+		}
+		if err != nil {
+			return publishErr(err)
+		}
+		if normalize.TypeCode(tc) != normalize.Null && normalize.TypeCode(tc) != normalize.Missing {
+			o.validWord |= 1 << (j % 64)
+		}
+		o.nvals++
+		o.payAt += l
+		if o.nvals%64 == 0 {
+			if err := o.vValid.AppendUint64(o.validWord); err != nil {
+				return publishErr(err)
+			}
+			o.validWord = 0
+		}
+		v = v[5+l:]
+	}
+	return publishErr(o.valueOffsets.AppendUint64(o.nvals))
+}
+
+// close writes the validity bitmap's last word and closes every stream.
+func (o *mergeOut) close() error {
+	if o.vValid != nil && o.nvals%64 != 0 {
+		if err := o.vValid.AppendUint64(o.validWord); err != nil {
+			return publishErr(err)
+		}
+	}
+	for _, st := range o.streams() {
+		if err := st.Close(); err != nil {
+			return publishErr(err)
+		}
+	}
+	return nil
+}
+
+// spillPlan is where Run lets a scan spill: the store and the ID of the snapshot whose
+// staging attempt holds the runs, and the spiller the read used (nil: none).
+type spillPlan struct {
+	store *snapshot.Store
+	id    snapshot.ID
+	sp    *spiller
+	done  bool
+}
+
+// spilled reports whether the scan wrote sorted runs; false on a nil plan.
+func (p *spillPlan) spilled() bool { return p != nil && p.sp != nil && p.sp.spilled() }
+
+// abort ends an unpublished attempt: its spill files are removed, the attempt itself
+// stays in staging for inspection (C5). Nothing happens after a publish.
+func (p *spillPlan) abort() {
+	if p.done || p.sp == nil || p.sp.w == nil {
+		return
+	}
+	// An abort that cannot remove the spill files leaves them in the attempt, where
+	// InspectIncomplete shows it and gc-staging removes it; the scan's own error is
+	// the one to report.
+	_ = p.sp.w.Abort()
+}
+
+// publish writes the small arrays, merges the runs into the per-record payloads and
+// commits the snapshot.
+func (p *spillPlan) publish(ctx context.Context, o Options, sc *repo.Scan, arrs map[string]snapshot.Array, progress snapshot.ProgressFunc) error {
+	w := p.sp.w
+	for _, k := range slices.Sorted(maps.Keys(arrs)) {
+		if err := w.Put(k, arrs[k]); err != nil {
+			return &Error{Code: CodePublish, Op: "publish", Msg: "snapshot store", Err: err}
+		}
+	}
+	var fn func(done, total uint64)
+	if o.Progress != nil {
+		rows := uint64(sc.Descriptor.Rows)
+		o.Progress(Progress{Phase: PhaseSort, Rows: rows})
+		fn = func(done, total uint64) {
+			o.Progress(Progress{Phase: PhaseWrite, Rows: rows, Bytes: done, BytesTotal: total})
+		}
+	}
+	if err := p.sp.merge(sc, len(sc.Descriptor.KeyFields) > 0, fn); err != nil {
+		return err
+	}
+	if err := w.Commit(ctx, sc.Metadata, progress); err != nil {
+		return &Error{Code: CodePublish, Op: "publish", Msg: "snapshot store", Err: err}
+	}
+	p.done = true
+	return nil
+}

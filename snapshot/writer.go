@@ -1,0 +1,500 @@
+package snapshot
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"hash"
+	"io"
+	"io/fs"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/pipewhy/pipewhy/snapshot/vfs"
+)
+
+// spillDir is the scratch directory a Writer's caller may fill inside the attempt
+// (sorted runs of an out-of-core scan). It is never part of a package: Commit removes it
+// before the completion marker, so a published snapshot never holds it, and an attempt
+// left in staging by a killed writer may (InspectIncomplete reports it as STAGING).
+const spillDir = "spill"
+
+// streamBuffer is the write buffer of a Stream: its writes reach the file in pieces of
+// this size, so a stream of a gigabyte costs one buffer of memory.
+var streamBuffer = 1 << 20
+
+// Writer writes one snapshot as a stream: the attempt directory in root/staging is
+// made first (Create: phase 2 of PW-07.04), the payloads are then written one
+// append-only stream per array (Append) or whole (Put), the caller may keep scratch
+// files in the attempt (Spill), and Commit runs phases 3 to 5 on what was written:
+// manifest, read-back validation, completion marker, rename. Commit validates the
+// metadata then; a failure at any step leaves the attempt in staging for
+// InspectIncomplete and publishes nothing. A Writer and its Streams are not safe for
+// concurrent use.
+//
+// Payload bytes are the exact little-endian elements, as Publish writes them; each
+// stream's SHA-256 is computed as it is written, so no payload is ever held whole.
+type Writer struct {
+	s       *Store
+	id      ID
+	attempt string
+	entries map[string]entry
+	open    map[string]*Stream
+	spill   bool  // the spill directory was made
+	done    bool  // committed or aborted
+	failed  error // the first error of a stream: Commit refuses to publish after it
+}
+
+// Create starts a streamed snapshot with the ID id: it checks that id is not
+// published, creates root/snapshots and root/staging when missing, and makes a fresh
+// attempt directory holding intent.json. The caller then writes the arrays and
+// commits or aborts; either way the attempt is never deleted by this package (only
+// its spill directory is).
+func (s *Store) Create(ctx context.Context, id ID) (*Writer, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, &Error{Code: CodeCanceled, Op: "publish", Err: err}
+	}
+	final := s.Path(id)
+	if _, err := s.fs.Lstat(final); err == nil {
+		return nil, &Error{Code: CodeExists, Op: "publish", Path: final, Msg: "snapshot ID is already published"}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, &Error{Code: CodeIO, Op: "publish", Path: final, Err: err}
+	}
+	return s.create(id)
+}
+
+// create is phase 2: the attempt and its intent.
+func (s *Store) create(id ID) (*Writer, error) {
+	if err := s.ensureDirs(); err != nil {
+		return nil, err
+	}
+	attempt, err := s.newAttempt(id)
+	if err != nil {
+		return nil, err
+	}
+	w := &Writer{s: s, id: id, attempt: attempt, entries: map[string]entry{}, open: map[string]*Stream{}}
+	if err := s.writeFile(filepath.Join(attempt, intentName), encodeIntent(id), nil); err != nil {
+		return nil, w.fail(err)
+	}
+	return w, nil
+}
+
+// Attempt returns the attempt directory, root/staging/<id>-<random>.
+func (w *Writer) Attempt() string { return w.attempt }
+
+// fail wraps an error of a step after the attempt exists, naming the kept attempt.
+func (w *Writer) fail(err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &Error{Code: CodeCanceled, Op: "publish", Path: w.attempt, Msg: "attempt kept for inspection", Err: err}
+	}
+	var ie *StorageIntegrityError
+	if errors.As(err, &ie) {
+		return err
+	}
+	return &Error{Code: CodeIO, Op: "publish", Path: w.attempt, Msg: "attempt kept for inspection", Err: err}
+}
+
+// checkKey refuses a key that is invalid or already written or being written.
+func (w *Writer) checkKey(key string, d DType) error {
+	if w.done {
+		return &Error{Code: CodeInvalidArray, Op: "publish", Path: w.attempt, Msg: "the writer is committed or aborted"}
+	}
+	if !ValidKey(key) {
+		return &Error{Code: CodeInvalidArray, Op: "publish", Field: "arrays", Msg: "array key does not match [a-z][a-z0-9_]{0,63}"}
+	}
+	if !d.valid() {
+		return &Error{Code: CodeInvalidArray, Op: "publish", Field: "arrays." + key, Msg: "unsupported dtype"}
+	}
+	if _, ok := w.entries[key]; ok {
+		return &Error{Code: CodeInvalidArray, Op: "publish", Field: "arrays." + key, Msg: "array written twice"}
+	}
+	if _, ok := w.open[key]; ok {
+		return &Error{Code: CodeInvalidArray, Op: "publish", Field: "arrays." + key, Msg: "array written twice"}
+	}
+	return nil
+}
+
+// Put writes the whole array a under key, as Publish writes a payload (in chunks,
+// each fsynced).
+func (w *Writer) Put(key string, a Array) error {
+	if err := w.checkKey(key, a.dtype); err != nil {
+		return err
+	}
+	return w.put(key, a, sha256.Sum256(a.data), nil)
+}
+
+// put writes a whose SHA-256 is sum; progress counts the bytes written.
+func (w *Writer) put(key string, a Array, sum [32]byte, progress *meter) error {
+	if err := w.s.writeFile(filepath.Join(w.attempt, arrayFile(key)), a.data, progress); err != nil {
+		return w.fail(err)
+	}
+	w.entries[key] = entry{File: arrayFile(key), DType: a.dtype, Count: uint64(a.Len()), ByteLength: uint64(len(a.data)), SHA256: sum}
+	return nil
+}
+
+// Append opens the payload of key for appending elements of type d. The stream's
+// bytes are hashed as they are written; Close flushes, fsyncs and closes the file and
+// records the array. Commit fails while a stream is open.
+func (w *Writer) Append(key string, d DType) (*Stream, error) {
+	if err := w.checkKey(key, d); err != nil {
+		return nil, err
+	}
+	p := filepath.Join(w.attempt, arrayFile(key))
+	f, err := w.s.fs.Create(p)
+	if err != nil {
+		return nil, w.fail(err)
+	}
+	st := &Stream{w: w, key: key, dtype: d, path: p, f: f, h: sha256.New()}
+	st.b = bufio.NewWriterSize(hashingWriter{f: f, h: st.h}, streamBuffer)
+	w.open[key] = st
+	return st, nil
+}
+
+// Stream is one payload being written: raw little-endian elements appended in order.
+// Its first error sticks: every later call returns it.
+type Stream struct {
+	w      *Writer
+	key    string
+	dtype  DType
+	path   string
+	f      vfs.File
+	h      hash.Hash
+	b      *bufio.Writer
+	n      uint64
+	err    error
+	closed bool
+}
+
+type hashingWriter struct {
+	f vfs.File
+	h hash.Hash
+}
+
+func (hw hashingWriter) Write(p []byte) (int, error) {
+	n, err := hw.f.Write(p)
+	hw.h.Write(p[:n])
+	return n, err
+}
+
+// Write appends raw element bytes (any split: whole elements are checked at Close).
+func (st *Stream) Write(p []byte) (int, error) {
+	if st.err != nil {
+		return 0, st.err
+	}
+	if st.closed {
+		st.err = &Error{Code: CodeInvalidArray, Op: "publish", Field: "arrays." + st.key, Msg: "write after close"}
+		return 0, st.err
+	}
+	n, err := st.b.Write(p)
+	st.n += uint64(n)
+	if err != nil {
+		st.err = st.w.fail(err)
+		st.w.failed = st.err
+	}
+	return n, st.err
+}
+
+// AppendUint64 appends the elements v of a Uint64 or Int64 stream (as their bit
+// patterns), little-endian.
+func (st *Stream) AppendUint64(v ...uint64) error {
+	if st.dtype.Width() != 8 {
+		return &Error{Code: CodeInvalidArray, Op: "publish", Field: "arrays." + st.key, Msg: "AppendUint64 on a stream of " + st.dtype.String()}
+	}
+	for len(v) > 0 {
+		// Encode straight into the buffer's free space (a flush when it is short).
+		if st.err != nil || st.closed {
+			_, err := st.Write(nil)
+			return err
+		}
+		if st.b.Available() < 8 {
+			if err := st.b.Flush(); err != nil {
+				st.err = st.w.fail(err)
+				st.w.failed = st.err
+				return st.err
+			}
+		}
+		k := min(len(v), st.b.Available()/8)
+		buf := st.b.AvailableBuffer()
+		for _, x := range v[:k] {
+			buf = binary.LittleEndian.AppendUint64(buf, x)
+		}
+		if _, err := st.Write(buf); err != nil {
+			return err
+		}
+		v = v[k:]
+	}
+	return nil
+}
+
+// Len returns the bytes appended so far.
+func (st *Stream) Len() uint64 { return st.n }
+
+// Close flushes, fsyncs and closes the payload and records it for the manifest. The
+// bytes must be whole elements.
+func (st *Stream) Close() error {
+	if st.closed {
+		return st.err
+	}
+	st.closed = true
+	delete(st.w.open, st.key)
+	if st.err != nil {
+		st.f.Close()
+		st.w.failed = cmp.Or(st.w.failed, st.err)
+		return st.err
+	}
+	if st.n%uint64(st.dtype.Width()) != 0 {
+		st.f.Close()
+		st.err = &Error{Code: CodeInvalidArray, Op: "publish", Field: "arrays." + st.key, Msg: "byte length is not a multiple of the dtype width"}
+		st.w.failed = st.err
+		return st.err
+	}
+	err := st.b.Flush()
+	if err == nil {
+		err = st.f.Sync()
+	}
+	if err != nil {
+		st.f.Close()
+		st.err = st.w.fail(err)
+		st.w.failed = st.err
+		return st.err
+	}
+	if err := st.f.Close(); err != nil {
+		st.err = st.w.fail(err)
+		st.w.failed = st.err
+		return st.err
+	}
+	var sum [32]byte
+	st.h.Sum(sum[:0])
+	st.w.entries[st.key] = entry{File: arrayFile(st.key), DType: st.dtype, Count: st.n / uint64(st.dtype.Width()), ByteLength: st.n, SHA256: sum}
+	return nil
+}
+
+// ValidSpillName reports whether name can name a spill file: [a-z0-9][a-z0-9-]{0,63}.
+func ValidSpillName(name string) bool {
+	if name == "" || len(name) > 64 || name[0] == '-' {
+		return false
+	}
+	return strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789-") == ""
+}
+
+// CreateSpill creates the scratch file name in the attempt's spill directory (made on
+// first use), through the store's filesystem. Spill files never live anywhere but
+// inside the attempt; Commit and Abort remove them.
+func (w *Writer) CreateSpill(name string) (vfs.File, error) {
+	if w.done {
+		return nil, &Error{Code: CodeInvalidArray, Op: "spill", Path: w.attempt, Msg: "the writer is committed or aborted"}
+	}
+	if !ValidSpillName(name) {
+		return nil, &Error{Code: CodeInvalidArray, Op: "spill", Field: "name", Msg: "spill file name does not match [a-z0-9][a-z0-9-]{0,63}"}
+	}
+	dir := filepath.Join(w.attempt, spillDir)
+	if !w.spill {
+		if err := w.s.fs.Mkdir(dir, 0o755); err != nil {
+			return nil, &Error{Code: CodeIO, Op: "spill", Path: dir, Msg: "attempt kept for inspection", Err: err}
+		}
+		w.spill = true
+	}
+	p := filepath.Join(dir, name)
+	f, err := w.s.fs.Create(p)
+	if err != nil {
+		return nil, &Error{Code: CodeIO, Op: "spill", Path: p, Msg: "attempt kept for inspection", Err: err}
+	}
+	return spillFile{f: f, path: p}, nil
+}
+
+// spillFile gives the errors of a spill file the store's code (CodeIO) and its path.
+type spillFile struct {
+	f    vfs.File
+	path string
+}
+
+func (f spillFile) wrap(err error) error {
+	if err == nil || err == io.EOF {
+		return err
+	}
+	return &Error{Code: CodeIO, Op: "spill", Path: f.path, Msg: "attempt kept for inspection", Err: err}
+}
+
+func (f spillFile) Read(p []byte) (int, error) {
+	n, err := f.f.Read(p)
+	return n, f.wrap(err)
+}
+
+func (f spillFile) Write(p []byte) (int, error) {
+	n, err := f.f.Write(p)
+	return n, f.wrap(err)
+}
+
+func (f spillFile) Sync() error                { return f.wrap(f.f.Sync()) }
+func (f spillFile) Close() error               { return f.wrap(f.f.Close()) }
+func (f spillFile) Stat() (fs.FileInfo, error) { fi, err := f.f.Stat(); return fi, f.wrap(err) }
+
+// OpenSpill opens the spill file name for reading.
+func (w *Writer) OpenSpill(name string) (vfs.File, error) {
+	if !ValidSpillName(name) {
+		return nil, &Error{Code: CodeInvalidArray, Op: "spill", Field: "name", Msg: "spill file name does not match [a-z0-9][a-z0-9-]{0,63}"}
+	}
+	p := filepath.Join(w.attempt, spillDir, name)
+	f, err := w.s.fs.Open(p)
+	if err != nil {
+		return nil, &Error{Code: CodeIO, Op: "spill", Path: p, Err: err}
+	}
+	return spillFile{f: f, path: p}, nil
+}
+
+// RemoveSpill removes the spill file name (a merged run the writer no longer needs).
+func (w *Writer) RemoveSpill(name string) error {
+	if !ValidSpillName(name) {
+		return &Error{Code: CodeInvalidArray, Op: "spill", Field: "name", Msg: "spill file name does not match [a-z0-9][a-z0-9-]{0,63}"}
+	}
+	p := filepath.Join(w.attempt, spillDir, name)
+	if err := w.s.fs.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return &Error{Code: CodeIO, Op: "spill", Path: p, Err: err}
+	}
+	return nil
+}
+
+// removeSpill deletes the spill directory and what is in it (files only: CreateSpill
+// makes nothing else), never following a symbolic link.
+func (w *Writer) removeSpill() error {
+	if !w.spill {
+		return nil
+	}
+	dir := filepath.Join(w.attempt, spillDir)
+	ents, err := w.s.fs.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	for _, de := range ents {
+		if err := w.s.fs.Remove(filepath.Join(dir, de.Name())); err != nil {
+			return err
+		}
+	}
+	if err := w.s.fs.Remove(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	w.spill = false
+	return nil
+}
+
+// Abort ends the writer without publishing: open streams are closed, the spill
+// directory is removed, and the attempt (intent and any payloads written) stays in
+// staging for InspectIncomplete and 'snapshot gc-staging'.
+func (w *Writer) Abort() error {
+	if w.done {
+		return nil
+	}
+	w.done = true
+	for _, k := range slices.Sorted(maps.Keys(w.open)) {
+		w.open[k].f.Close()
+		delete(w.open, k)
+	}
+	if err := w.removeSpill(); err != nil {
+		return &Error{Code: CodeIO, Op: "abort", Path: w.attempt, Msg: "spill files kept", Err: err}
+	}
+	return nil
+}
+
+// Commit publishes what was written as snapshot md (md.ID must be the writer's ID):
+// it validates the metadata, the fingerprint context (Options.VerifyContext) and the
+// parent, removes the spill directory, then runs phases 3 to 5 of Publish: manifest,
+// read-back of every payload and the manifest (StepVerify to fn), completion marker,
+// rename. Errors are Publish's; the attempt stays in staging on any error before the
+// rename.
+func (w *Writer) Commit(ctx context.Context, md Metadata, fn ProgressFunc) error {
+	if w.done {
+		return &Error{Code: CodeInvalidArray, Op: "publish", Path: w.attempt, Msg: "the writer is committed or aborted"}
+	}
+	if len(w.open) > 0 {
+		return &Error{Code: CodeInvalidArray, Op: "publish", Path: w.attempt, Msg: "a stream is still open"}
+	}
+	if w.failed != nil {
+		return w.failed
+	}
+	md = md.clone()
+	if err := md.Validate(); err != nil {
+		return opErr(err, "publish")
+	}
+	if md.ID != w.id {
+		return &Error{Code: CodeInvalidMetadata, Op: "publish", Field: "snapshot_id", Msg: "differs from the ID the writer was created with"}
+	}
+	if w.s.opts.VerifyContext != nil {
+		if err := w.s.opts.VerifyContext(md.Fingerprint); err != nil {
+			return &Error{Code: CodeContext, Op: "publish", Field: "fingerprint_context", Msg: "fingerprint context rejected", Err: err}
+		}
+	}
+	if err := w.s.checkParent(md); err != nil {
+		return err
+	}
+	if err := w.removeSpill(); err != nil {
+		return w.fail(err)
+	}
+	return w.commit(ctx, md, fn)
+}
+
+// commit is phases 3 (manifest) to 5 of Publish on the payloads written; md is valid.
+func (w *Writer) commit(ctx context.Context, md Metadata, fn ProgressFunc) error {
+	w.done = true
+	s := w.s
+	m := manifest{Meta: md, Entries: w.entries}
+	man := m.encode()
+	if err := ctx.Err(); err != nil {
+		return w.fail(err)
+	}
+	if err := s.writeFile(filepath.Join(w.attempt, manifestName), man, nil); err != nil {
+		return w.fail(err)
+	}
+
+	// Phase 4: validate what was staged, then the completion marker.
+	if err := s.checkStaged(w.attempt, &m, man, fn); err != nil {
+		return w.fail(err)
+	}
+	sum := sha256.Sum256(man)
+	marker := append([]byte(hex.EncodeToString(sum[:])), '\n')
+	if err := s.writeFile(filepath.Join(w.attempt, markerName), marker, nil); err != nil {
+		return w.fail(err)
+	}
+	if err := s.fs.SyncDir(w.attempt); err != nil {
+		return w.fail(err)
+	}
+
+	// Phase 5: validate the complete package, then publish it by one rename.
+	if _, _, err := s.check(w.attempt, md.ID, checkStructure, nil, nil); err != nil {
+		return w.fail(err)
+	}
+	if err := ctx.Err(); err != nil {
+		return w.fail(err)
+	}
+	final := s.Path(md.ID)
+	if err := s.fs.RenameNoReplace(w.attempt, final); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return &Error{Code: CodeExists, Op: "publish", Path: final,
+				Msg: "another writer published this snapshot ID first; this attempt is kept at " + w.attempt, Err: err}
+		}
+		return w.fail(err)
+	}
+	for _, dir := range []string{filepath.Join(s.root, snapshotsDir), filepath.Join(s.root, stagingDir)} {
+		if err := s.fs.SyncDir(dir); err != nil {
+			return &Error{Code: CodeCommitUncertain, Op: "publish", Path: final,
+				Msg: "the snapshot was renamed into place but its durability is uncertain; inspect this ID before any new action and never overwrite it", Err: err}
+		}
+	}
+	return nil
+}
+
+// checkParent refuses a parent that is not a complete published snapshot.
+func (s *Store) checkParent(md Metadata) error {
+	if md.Parent == nil {
+		return nil
+	}
+	if _, _, err := s.check(s.Path(*md.Parent), *md.Parent, checkStructure, nil, nil); err != nil {
+		return &Error{Code: CodeParent, Op: "publish", Field: "parent_id", Msg: "parent is not a complete published snapshot", Err: err}
+	}
+	return nil
+}
