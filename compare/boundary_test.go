@@ -1,0 +1,43 @@
+package compare
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestMergeStopsAtFirstUnsorted: order is verified within the pass, so visit never sees
+// an entry at or after the first one out of order; the error comes as soon as the pass
+// reaches it, not after the whole array.
+func TestMergeStopsAtFirstUnsorted(t *testing.T) {
+	cases := []struct {
+		name   string
+		a, b   []uint64
+		visits []string
+	}{
+		{"a unsorted before b ends", cat(e(2, 1), e(1, 1), e(3, 1)), cat(e(9, 1)), []string{"removed 0 -1"}},
+		{"b unsorted before a ends", cat(e(9, 1)), cat(e(2, 1), e(1, 1), e(3, 1)), []string{"added -1 0"}},
+		{"unsorted after a match", cat(e(1, 1), e(3, 1), e(2, 1)), cat(e(1, 1), e(9, 1)), []string{"removed 1 -1"}},
+	}
+	for _, c := range cases {
+		var l visitLog
+		_, err := Merge(c.a, c.b, l.visit)
+		if err == nil || err.(*Error).Code != CodeRecords {
+			t.Errorf("%s: err = %v, want %s", c.name, err, CodeRecords)
+		}
+		if !slices.Equal(l, visitLog(c.visits)) {
+			t.Errorf("%s: visits = %q, want %q", c.name, l, c.visits)
+		}
+	}
+}
+
+// TestMergeEqualNeighbours: entries equal in all four words (a keyless scan of a table
+// with duplicate rows) are sorted; they pair one to one.
+func TestMergeEqualNeighbours(t *testing.T) {
+	got, err := Merge(cat(e(1, 5), e(1, 5), e(1, 5)), cat(e(1, 5), e(1, 5)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Counts{Unchanged: 2, Removed: 1, DuplicateKeys: 1}); got != want {
+		t.Fatalf("counts %+v, want %+v", got, want)
+	}
+}
