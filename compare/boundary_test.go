@@ -41,3 +41,18 @@ func TestMergeEqualNeighbours(t *testing.T) {
 		t.Fatalf("counts %+v, want %+v", got, want)
 	}
 }
+
+// TestMergeKeyHiEndsGroup: a key group ends where the key's high word changes, even when
+// the low word and the neighbouring words repeat the key's high word; both sides.
+func TestMergeKeyHiEndsGroup(t *testing.T) {
+	two := []uint64{5, 1, 9, 1, 5, 2, 9, 1} // keys (5,1) and (5,2); record_hi equals key_hi 1
+	one := []uint64{5, 1, 9, 1}
+	got, err := Merge(two, one, nil)
+	if want := (Counts{Unchanged: 1, Removed: 1}); err != nil || got != want {
+		t.Errorf("a two keys: %+v %v, want %+v", got, err, want)
+	}
+	got, err = Merge(one, two, nil)
+	if want := (Counts{Unchanged: 1, Added: 1}); err != nil || got != want {
+		t.Errorf("b two keys: %+v %v, want %+v", got, err, want)
+	}
+}
