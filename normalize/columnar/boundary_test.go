@@ -1,6 +1,7 @@
 package columnar_test
 
 import (
+	"errors"
 	"slices"
 	"testing"
 
@@ -113,4 +114,33 @@ func encodeRows(t *testing.T, arr arrow.Array, p normalize.Profile) [][]uint64 {
 		out[i] = w[6:]
 	}
 	return out
+}
+
+// TestFixedOffsetLimits: a "+HH:MM" timezone takes hours 00..23 and minutes 00..59, so
+// ±23:59 is the largest fixed offset (datetime.timezone requires |offset| < 24 h, and
+// tzname() spells it "UTC+23:59"); one past either field is CodeTimezone.
+func TestFixedOffsetLimits(t *testing.T) {
+	for _, c := range []struct {
+		tz    string
+		words []uint64
+	}{
+		{"+23:59", cat([]uint64{1970, 1, 1, 23, 59, 0, 0, 0, 1, 86340e6}, packStr("UTC+23:59"))},
+		{"-23:59", cat([]uint64{1969, 12, 31, 0, 1, 0, 0, 0, 1, neg(86340e6)}, packStr("UTC-23:59"))},
+		{"+00:59", cat([]uint64{1970, 1, 1, 0, 59, 0, 0, 0, 1, 3540e6}, packStr("UTC+00:59"))},
+		{"+23:00", cat([]uint64{1970, 1, 1, 23, 0, 0, 0, 0, 1, 82800e6}, packStr("UTC+23:00"))},
+	} {
+		tc, got := encodeOne(t, tsArray(t, &arrow.TimestampType{Unit: arrow.Second, TimeZone: c.tz}, 0), normalize.StrictV1)
+		if tc != normalize.Timestamp || !slices.Equal(got, c.words) {
+			t.Errorf("%s: %v %v, want %v", c.tz, tc, got, c.words)
+		}
+	}
+	for _, tz := range []string{"+24:00", "-24:00", "+00:60", "-23:60"} {
+		typ := &arrow.TimestampType{Unit: arrow.Second, TimeZone: tz}
+		schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: typ, Nullable: true}}, nil)
+		_, err := columnar.NewEncoder(schema, []columnar.Column{{Name: "x", Field: 1}}, normalize.StrictV1)
+		var ce *columnar.Error
+		if !errors.As(err, &ce) || ce.Code() != normalize.CodeTimezone {
+			t.Errorf("%s: %v, want %s", tz, err, normalize.CodeTimezone)
+		}
+	}
 }
