@@ -56,3 +56,18 @@ func TestMergeKeyHiEndsGroup(t *testing.T) {
 		t.Errorf("b two keys: %+v %v, want %+v", got, err, want)
 	}
 }
+
+// TestMergeGroupAfterFirstEntry: a duplicated key group that does not start at entry 0
+// pairs its records by both digest words.
+func TestMergeGroupAfterFirstEntry(t *testing.T) {
+	a := []uint64{0, 0, 5, 5, 1, 0, 9, 1, 1, 0, 9, 2}
+	b := []uint64{0, 0, 5, 5, 1, 0, 9, 2, 1, 0, 9, 3}
+	var l visitLog
+	got, err := Merge(a, b, l.visit)
+	if want := (Counts{Unchanged: 2, Removed: 1, Added: 1, DuplicateKeys: 1}); err != nil || got != want {
+		t.Errorf("counts %+v %v, want %+v", got, err, want)
+	}
+	if want := []string{"removed 1 -1", "added -1 2"}; !slices.Equal(l, visitLog(want)) {
+		t.Errorf("visits %q, want %q", l, want)
+	}
+}

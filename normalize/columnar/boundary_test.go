@@ -128,13 +128,14 @@ func TestFixedOffsetLimits(t *testing.T) {
 		{"-23:59", cat([]uint64{1969, 12, 31, 0, 1, 0, 0, 0, 1, neg(86340e6)}, packStr("UTC-23:59"))},
 		{"+00:59", cat([]uint64{1970, 1, 1, 0, 59, 0, 0, 0, 1, 3540e6}, packStr("UTC+00:59"))},
 		{"+23:00", cat([]uint64{1970, 1, 1, 23, 0, 0, 0, 0, 1, 82800e6}, packStr("UTC+23:00"))},
+		{"+09:09", cat([]uint64{1970, 1, 1, 9, 9, 0, 0, 0, 1, 32940e6}, packStr("UTC+09:09"))},
 	} {
 		tc, got := encodeOne(t, tsArray(t, &arrow.TimestampType{Unit: arrow.Second, TimeZone: c.tz}, 0), normalize.StrictV1)
 		if tc != normalize.Timestamp || !slices.Equal(got, c.words) {
 			t.Errorf("%s: %v %v, want %v", c.tz, tc, got, c.words)
 		}
 	}
-	for _, tz := range []string{"+24:00", "-24:00", "+00:60", "-23:60"} {
+	for _, tz := range []string{"+24:00", "-24:00", "+00:60", "-23:60", "+-1:00", "+01:-1", "++1:00"} {
 		typ := &arrow.TimestampType{Unit: arrow.Second, TimeZone: tz}
 		schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: typ, Nullable: true}}, nil)
 		_, err := columnar.NewEncoder(schema, []columnar.Column{{Name: "x", Field: 1}}, normalize.StrictV1)
