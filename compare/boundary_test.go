@@ -71,3 +71,18 @@ func TestMergeGroupAfterFirstEntry(t *testing.T) {
 		t.Errorf("visits %q, want %q", l, want)
 	}
 }
+
+// TestMergeGroupVisits: inside a duplicated key group an added entry and a removed
+// leftover are visited with -1 for the side they lack.
+func TestMergeGroupVisits(t *testing.T) {
+	a := []uint64{1, 0, 9, 5, 1, 0, 9, 6}
+	b := []uint64{1, 0, 9, 1, 1, 0, 9, 5}
+	var l visitLog
+	got, err := Merge(a, b, l.visit)
+	if want := (Counts{Added: 1, Removed: 1, Unchanged: 1, DuplicateKeys: 1}); err != nil || got != want {
+		t.Errorf("counts %+v %v, want %+v", got, err, want)
+	}
+	if want := []string{"added -1 0", "removed 1 -1"}; !slices.Equal(l, visitLog(want)) {
+		t.Errorf("visits %q, want %q", l, want)
+	}
+}
