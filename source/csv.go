@@ -216,6 +216,26 @@ func inferCSV(ctx context.Context, a Address, c *byteCounter, size int64, opts O
 	}
 	state := make([]int, n) // index into cands
 	seen := make([]bool, n) // a non-null cell was seen
+	// A candidate taken after a cell failed the earlier ones must still hold every cell
+	// accepted before: uint64 holds the int64 cells only when none was negative, and
+	// bool holds no integer cell, so only a column's first cell may reach it.
+	neg := make([]bool, n) // a negative cell was accepted as int64
+	advance := func(i int, first bool) {
+		for state[i]++; state[i] < len(cands)-1; state[i]++ {
+			switch cands[state[i]].kind {
+			case kUint:
+				if !neg[i] {
+					return
+				}
+			case kBool:
+				if first {
+					return
+				}
+			default:
+				return
+			}
+		}
+	}
 	var scratch cell
 	for rows := 0; ; rows++ {
 		if rows%4096 == 0 {
@@ -240,12 +260,15 @@ func inferCSV(ctx context.Context, a Address, c *byteCounter, size int64, opts O
 			if !keep[i] || (opts.Null != nil && string(v) == *opts.Null) || !utf8.Valid(v) {
 				continue
 			}
+			first := !seen[i]
 			seen[i] = true
 			for state[i] < len(cands)-1 {
-				if code, _ := cands[state[i]].parseCell(v, &scratch); code == "" && roundTrips(&cands[state[i]], v, &scratch) {
+				t := &cands[state[i]]
+				if code, _ := t.parseCell(v, &scratch); code == "" && roundTrips(t, v, &scratch) {
+					neg[i] = neg[i] || t.kind == kInt && scratch.i < 0
 					break
 				}
-				state[i]++
+				advance(i, first)
 			}
 		}
 	}

@@ -39,6 +39,17 @@ func cat(parts ...[]uint64) []uint64 { return slices.Concat(parts...) }
 // payload.
 func encodeOne(t *testing.T, arr arrow.Array, p normalize.Profile) (normalize.TypeCode, []uint64) {
 	t.Helper()
+	w := encodeRecords(t, arr, p)[0]
+	if len(w) < 6 || w[0] != 1 || w[1] != 2 || w[2] != 1 || w[3] != 5 || int(w[5]) != len(w)-6 {
+		t.Fatalf("bad frame %v", w)
+	}
+	return normalize.TypeCode(w[4]), w[6:]
+}
+
+// encodeRecords encodes a one-column table (the column is field 5) and returns each
+// row's record words.
+func encodeRecords(t *testing.T, arr arrow.Array, p normalize.Profile) [][]uint64 {
+	t.Helper()
 	schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arr.DataType(), Nullable: true}}, nil)
 	enc, err := columnar.NewEncoder(schema, []columnar.Column{{Name: "x", Field: 5}}, p)
 	if err != nil {
@@ -48,11 +59,11 @@ func encodeOne(t *testing.T, arr arrow.Array, p normalize.Profile) (normalize.Ty
 	if err := enc.Append(&b, array.NewRecordBatch(schema, []arrow.Array{arr}, int64(arr.Len()))); err != nil {
 		t.Fatal(err)
 	}
-	w := b.Record(0)
-	if len(w) < 6 || w[0] != 1 || w[1] != 2 || w[2] != 1 || w[3] != 5 || int(w[5]) != len(w)-6 {
-		t.Fatalf("bad frame %v", w)
+	out := make([][]uint64, arr.Len())
+	for i := range out {
+		out[i] = b.Record(i)
 	}
-	return normalize.TypeCode(w[4]), w[6:]
+	return out
 }
 
 func tsArray(t *testing.T, typ *arrow.TimestampType, vals ...int64) arrow.Array {
