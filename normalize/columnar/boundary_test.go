@@ -116,7 +116,7 @@ func TestFixedOffsetLimits(t *testing.T) {
 		schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: typ, Nullable: true}}, nil)
 		_, err := columnar.NewEncoder(schema, []columnar.Column{{Name: "x", Field: 1}}, normalize.StrictV1)
 		var ce *columnar.Error
-		if !errors.As(err, &ce) || ce.Code() != normalize.CodeTimezone {
+		if !errors.As(err, &ce) || ce.Err.Code != normalize.CodeTimezone {
 			t.Errorf("%s: %v, want %s", tz, err, normalize.CodeTimezone)
 		}
 	}
