@@ -291,3 +291,7 @@ func sumArrays(arrays map[string]Array, keys []string, progress *meter) [][32]by
 	wg.Wait()
 	return sums
 }
+
+// Compresses reports whether the store writes C5-compressed version 2 snapshots
+// (Options.Compress).
+func (s *Store) Compresses() bool { return s.opts.Compress }
