@@ -33,7 +33,7 @@ var zBlock = 1 << 20
 // and sharing keeps their (large) internal state to one per process.
 var (
 	zEncoder = sync.OnceValue(func() *zstd.Encoder {
-		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithWindowSize(1<<20))
+		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithWindowSize(1<<20))
 		if err != nil {
 			panic("snapshot: zstd encoder options: " + err.Error()) // constant options: a programming error
 		}
