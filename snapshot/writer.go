@@ -189,9 +189,9 @@ func (w *Writer) Append(key string, d DType) (*Stream, error) {
 	st := &Stream{w: w, key: key, dtype: d, path: p, f: f, h: sha256.New()}
 	if w.s.opts.Compress {
 		// logical bytes → their SHA-256 and the block encoder → the file and its SHA-256.
-		st.stored = &countingHash{h: sha256.New()}
+		st.stored = &countingHash{Hash: sha256.New()}
 		st.z = newZWriter(hashingWriter{f: f, h: st.stored})
-		st.b = bufio.NewWriterSize(teeWriter{w: st.z, h: st.h}, streamBuffer)
+		st.b = bufio.NewWriterSize(hashingWriter{f: st.z, h: st.h}, streamBuffer)
 	} else {
 		st.b = bufio.NewWriterSize(hashingWriter{f: f, h: st.h}, streamBuffer)
 	}
@@ -219,34 +219,20 @@ type Stream struct {
 
 // countingHash is a SHA-256 that counts the bytes written to it.
 type countingHash struct {
-	h hash.Hash
+	hash.Hash
 	n uint64
 }
 
 func (c *countingHash) Write(p []byte) (int, error) {
 	c.n += uint64(len(p))
-	return c.h.Write(p)
+	return c.Hash.Write(p)
 }
 
-func (c *countingHash) Sum(b []byte) []byte { return c.h.Sum(b) }
-func (c *countingHash) Reset()              { c.h.Reset(); c.n = 0 }
-func (c *countingHash) Size() int           { return c.h.Size() }
-func (c *countingHash) BlockSize() int      { return c.h.BlockSize() }
 
-// teeWriter hashes the bytes it passes on to w (the logical bytes of a compressed payload).
-type teeWriter struct {
-	w io.Writer
-	h hash.Hash
-}
-
-func (t teeWriter) Write(p []byte) (int, error) {
-	n, err := t.w.Write(p)
-	t.h.Write(p[:n])
-	return n, err
-}
-
+// hashingWriter writes to f and hashes what f accepted: the stored bytes of a payload,
+// or (in front of a compressing store's block encoder) its logical bytes.
 type hashingWriter struct {
-	f vfs.File
+	f io.Writer
 	h hash.Hash
 }
 
