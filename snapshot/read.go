@@ -481,10 +481,11 @@ func hashFile(f vfs.File, path string, n uint64, keep bool, buf []byte, progress
 
 // hashZstd streams the zstd-blocks payload f (at path) of entry e once: the SHA-256 of
 // its stored bytes, the block rules of PW-C5Z.03, and the SHA-256 of the decoded bytes
-// (the logical payload, kept when keep). progress counts the stored bytes read.
+// (the logical payload, kept when keep). progress counts the logical bytes, as the
+// manifest's byte_length totals them.
 func hashZstd(f vfs.File, path string, e *entry, keep bool, progress *meter) ([]byte, [32]byte, [32]byte, error) {
 	var stored, logical [32]byte
-	src := &teeHash{r: &meteredReader{r: f, m: progress}, h: sha256.New()}
+	src := &teeHash{r: f, h: sha256.New()}
 	z := newZReader(src, path, e.DType.Width(), e.ByteLength)
 	h := sha256.New()
 	var data []byte
@@ -501,6 +502,7 @@ func hashZstd(f vfs.File, path string, e *entry, keep bool, progress *meter) ([]
 			}
 		}
 		h.Write(z.raw)
+		progress.add(len(z.raw))
 		if keep {
 			data = append(data, z.raw...)
 		}

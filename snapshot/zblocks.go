@@ -26,8 +26,11 @@ const (
 )
 
 // zBlock is the decompressed size of the blocks this package writes (the last one of a
-// payload may be shorter). A multiple of every dtype width, at most zMaxRaw.
-var zBlock = 1 << 20
+// payload may be shorter). A multiple of every dtype width, at most zMaxRaw. Each open
+// reader of a payload holds about two blocks (frame and decoded bytes) beside its read
+// buffer, and a diff opens some twenty: 256 KiB keeps that near the version 1 readers'
+// memory at a compression ratio close to that of whole payloads.
+var zBlock = 256 << 10
 
 // zEncoder and zDecoder are shared: EncodeAll and DecodeAll are safe for concurrent use,
 // and sharing keeps their (large) internal state to one per process.
