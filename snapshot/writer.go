@@ -228,7 +228,6 @@ func (c *countingHash) Write(p []byte) (int, error) {
 	return c.Hash.Write(p)
 }
 
-
 // hashingWriter writes to f and hashes what f accepted: the stored bytes of a payload,
 // or (in front of a compressing store's block encoder) its logical bytes.
 type hashingWriter struct {
