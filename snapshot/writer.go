@@ -150,7 +150,7 @@ func (w *Writer) putZstd(key string, a Array, sum [32]byte, progress *meter) err
 	for off := 0; off < len(a.data); off += hashChunk {
 		chunk := a.data[off:min(off+hashChunk, len(a.data))]
 		if _, err := st.Write(chunk); err != nil {
-			st.Close()
+			_ = st.Close() // returns the same sticky error; it closes the file
 			return err
 		}
 		progress.add(len(chunk))
