@@ -187,9 +187,14 @@ func TestCompressedFixture(t *testing.T) {
 	s := newStore(t, Options{})
 	logical := sha256.Sum256(zFixtureLogical)
 	stored := sha256.Sum256(zFixture)
+	// Array "r" is the same logical bytes stored raw: stored_length and stored_sha256
+	// repeat byte_length and sha256 (PW-C5Z.02).
+	rawEntry := `"r":{"byte_length":"24","count":"3","dtype":"uint64","encoding":"raw",` +
+		`"endianness":"little","file":"array-r.bin","sha256":"` + hex.EncodeToString(logical[:]) +
+		`","stored_length":"24","stored_sha256":"` + hex.EncodeToString(logical[:]) + `"}`
 	arrays := `"arrays":{"a":{"byte_length":"24","count":"3","dtype":"uint64","encoding":"zstd-blocks",` +
 		`"endianness":"little","file":"array-a.bin","sha256":"` + hex.EncodeToString(logical[:]) +
-		`","stored_length":"51","stored_sha256":"` + hex.EncodeToString(stored[:]) + `"}}`
+		`","stored_length":"51","stored_sha256":"` + hex.EncodeToString(stored[:]) + `"},` + rawEntry + `}`
 	i, j := strings.Index(fixtureManifest, `"arrays":`), strings.Index(fixtureManifest, `,"format":`)
 	man := fixtureManifest[:i] + arrays + fixtureManifest[j:]
 	man = strings.Replace(man, `"version":1}`, `"version":2}`, 1)
@@ -200,6 +205,7 @@ func TestCompressedFixture(t *testing.T) {
 		manifestName:  []byte(man),
 		markerName:    []byte(hex.EncodeToString(sum[:]) + "\n"),
 		"array-a.bin": zFixture,
+		"array-r.bin": zFixtureLogical,
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -213,8 +219,17 @@ func TestCompressedFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := snap.Arrays["a"].Bytes(); !bytes.Equal(got, zFixtureLogical) {
-		t.Fatalf("array a is % x", got)
+	for _, k := range []string{"a", "r"} {
+		if got := snap.Arrays[k].Bytes(); !bytes.Equal(got, zFixtureLogical) {
+			t.Fatalf("array %s is % x", k, got)
+		}
+	}
+	// A raw entry whose stored fields disagree with its logical ones is invalid.
+	if _, err := decodeManifest([]byte(strings.Replace(man, `"stored_length":"24"`, `"stored_length":"25"`, 1))); codeOf(err) != CodeInvalidManifest {
+		t.Fatalf("raw entry with another stored_length: %v", err)
+	}
+	if _, err := decodeManifest([]byte(strings.Replace(man, `"encoding":"raw"`, `"encoding":"lz4"`, 1))); codeOf(err) != CodeUnsupported {
+		t.Fatalf("unknown encoding: %v", err)
 	}
 	// The same package with one stored byte changed (the RLE byte: it still decodes)
 	// fails both checksums; with stored_sha256 fixed up, the logical one still catches it.
