@@ -39,6 +39,11 @@ type config struct {
 	// created before algorithms were recorded: those used, and keep using,
 	// pipewhy.fingerprint/xxh3-128/v1.
 	Algorithm string `json:"algorithm,omitempty"`
+	// SnapshotEncoding "zstd-blocks" makes the repository write C5-compressed version 2
+	// snapshots (docs/contracts/C5-compressed.md); absent, it writes C5 version 1.
+	// Repositories are created with it; older ones opt in by adding it. Either way
+	// both versions are read, and no published snapshot is ever rewritten.
+	SnapshotEncoding string `json:"snapshot_encoding,omitempty"`
 }
 
 // DefaultAlgorithm is the fingerprint algorithm of a repository Init creates.
@@ -79,7 +84,7 @@ func InitAlgorithm(dir string, alg fingerprint.Algorithm) (*Repo, error) {
 	if err := os.MkdirAll(filepath.Join(abs, StoreDir), 0o755); err != nil {
 		return nil, &Error{Code: CodeIO, Op: "init", Path: abs, Msg: "cannot create directories", Err: err}
 	}
-	b, _ := json.Marshal(config{Format: configFormat, Version: configVersion, Algorithm: alg.ID()})
+	b, _ := json.Marshal(config{Format: configFormat, Version: configVersion, Algorithm: alg.ID(), SnapshotEncoding: snapshot.EncodingZstd})
 	if err := writeFileAtomic(cfg, append(b, '\n')); err != nil {
 		return nil, &Error{Code: CodeIO, Op: "init", Path: cfg, Msg: "cannot write configuration", Err: err}
 	}
@@ -118,6 +123,13 @@ func OpenWith(dir string, opts snapshot.Options) (*Repo, error) {
 		if alg, err = fingerprint.ParseAlgorithm(c.Algorithm); err != nil {
 			return nil, &Error{Code: CodeLayout, Op: "open", Path: abs, Msg: "the repository's fingerprint algorithm is not one this build knows", Err: err}
 		}
+	}
+	switch c.SnapshotEncoding {
+	case "":
+	case snapshot.EncodingZstd:
+		opts.Compress = true
+	default:
+		return nil, &Error{Code: CodeLayout, Op: "open", Path: abs, Msg: "the repository's snapshot_encoding is not one this build knows"}
 	}
 	st, err := snapshot.Open(filepath.Join(abs, StoreDir), opts)
 	if err != nil {

@@ -165,6 +165,20 @@
 // consistency, not source truth: C1 table validators and C3 state checks
 // (FingerprintState from words) remain the consumer's job after Open.
 //
+// # Compressed payloads (version 2)
+//
+// Options.Compress makes a store write the PipeWhy extension C5-compressed
+// (docs/contracts/C5-compressed.md): manifest "version" 2, whose array entries add
+// "encoding" ("raw" or "zstd-blocks"), "stored_length" and "stored_sha256" (the size
+// and SHA-256 of the file), while "byte_length" and "sha256" keep describing the
+// logical little-endian bytes, as in version 1. A zstd-blocks file is a sequence of
+// blocks, each an 8-byte header (uint32 raw_length, uint32 frame_length, little-endian)
+// and zstd frames decoding to raw_length bytes (at most 4 MiB). Writers compress block
+// by block as they stream and readers decode block by block, so memory stays one block
+// whatever the payload's size; Verify, Open, OpenArrays, Stat, List and ReadArray read
+// both versions, a malformed or truncated block is a *StorageIntegrityError, and
+// version 1 snapshots are read and written exactly as before.
+//
 // # Errors
 //
 // Stored bytes that fail a check give a *StorageIntegrityError whose Path names the

@@ -9,6 +9,7 @@ import (
 const (
 	FormatName         = "pipewhy.snapshot"        // manifest "format"
 	FormatVersion      = 1                         // manifest "version"
+	FormatVersion2     = 2                         // manifest "version" of C5-compressed (PW-C5Z.01)
 	ArraySchemaVersion = "1.0"                     // manifest "array_schema_version": C1 schema 1.0
 	IntentFormatName   = "pipewhy.snapshot.intent" // intent.json "format"
 	Endianness         = "little"                  // the only stored byte order
@@ -24,13 +25,34 @@ type entry struct {
 	DType      DType
 	Count      uint64
 	ByteLength uint64
-	SHA256     [32]byte
+	SHA256     [32]byte // of the logical bytes (count × width, little-endian)
+
+	// Version 2 (C5-compressed) only: the payload's encoding and the exact size and
+	// SHA-256 of its file. A version 1 entry has Encoding "" and stores the logical
+	// bytes, so its stored length and hash are ByteLength and SHA256.
+	Encoding     string
+	StoredLength uint64
+	StoredSHA256 [32]byte
 }
 
+// stored returns the size and SHA-256 of the entry's file.
+func (e entry) stored() (uint64, [32]byte) {
+	if e.Encoding == "" {
+		return e.ByteLength, e.SHA256
+	}
+	return e.StoredLength, e.StoredSHA256
+}
+
+// zstd reports whether the file holds zstd-blocks rather than the logical bytes.
+func (e entry) zstd() bool { return e.Encoding == EncodingZstd }
+
 type manifest struct {
+	Version int // FormatVersion (0 means it) or FormatVersion2
 	Meta    Metadata
 	Entries map[string]entry
 }
+
+func (m *manifest) version() int { return max(m.Version, FormatVersion) }
 
 func (m *manifest) tree() *jvalue {
 	md := &m.Meta
@@ -49,18 +71,24 @@ func (m *manifest) tree() *jvalue {
 	fp := &md.Fingerprint
 	arrays := make(map[string]*jvalue, len(m.Entries))
 	for k, e := range m.Entries {
-		arrays[k] = jobj(map[string]*jvalue{
+		o := map[string]*jvalue{
 			"file":        jstr(e.File),
 			"dtype":       jstr(e.DType.String()),
 			"count":       jdec(e.Count),
 			"byte_length": jdec(e.ByteLength),
 			"endianness":  jstr(Endianness),
 			"sha256":      jstr(hex.EncodeToString(e.SHA256[:])),
-		})
+		}
+		if m.version() == FormatVersion2 {
+			o["encoding"] = jstr(e.Encoding)
+			o["stored_length"] = jdec(e.StoredLength)
+			o["stored_sha256"] = jstr(hex.EncodeToString(e.StoredSHA256[:]))
+		}
+		arrays[k] = jobj(o)
 	}
 	return jobj(map[string]*jvalue{
 		"format":               jstr(FormatName),
-		"version":              jint(FormatVersion),
+		"version":              jint(uint64(m.version())),
 		"array_schema_version": jstr(ArraySchemaVersion),
 		"snapshot": jobj(map[string]*jvalue{
 			"snapshot_id":        jstr(md.ID.String()),
@@ -118,8 +146,12 @@ func decodeManifest(data []byte) (*manifest, error) {
 		return nil, manErr("version", "version must be an integer, not a "+v.kind.String(), nil)
 	} else if !isDecimal(v.str) {
 		return nil, manErr("version", "version must be an integer literal", nil)
-	} else if v.str != "1" {
+	} else if v.str != "1" && v.str != "2" {
 		return nil, unsupported("version", "unsupported format version")
+	}
+	version := FormatVersion
+	if top["version"].str == "2" {
+		version = FormatVersion2
 	}
 	if s := d.str(top["array_schema_version"], "array_schema_version"); d.err == nil && s != ArraySchemaVersion {
 		return nil, unsupported("array_schema_version", "unsupported array schema version")
@@ -128,7 +160,7 @@ func decodeManifest(data []byte) (*manifest, error) {
 		return nil, d.err
 	}
 
-	m := &manifest{Entries: map[string]entry{}}
+	m := &manifest{Version: version, Entries: map[string]entry{}}
 	md := &m.Meta
 	sn := d.object(top["snapshot"], "snapshot", "snapshot_id", "parent_id", "source_namespace",
 		"source_version", "source_consistency", "scope", "started_at_ns", "finished_at_ns",
@@ -197,7 +229,11 @@ func decodeManifest(data []byte) (*manifest, error) {
 			return nil, manErr("arrays", "array key does not match [a-z][a-z0-9_]{0,63}", nil)
 		}
 		f := "arrays." + key
-		o := d.object(v, f, "file", "dtype", "count", "byte_length", "endianness", "sha256")
+		fields := []string{"file", "dtype", "count", "byte_length", "endianness", "sha256"}
+		if version == FormatVersion2 {
+			fields = append(fields, "encoding", "stored_length", "stored_sha256")
+		}
+		o := d.object(v, f, fields...)
 		if d.err != nil {
 			return nil, d.err
 		}
@@ -228,12 +264,38 @@ func decodeManifest(data []byte) (*manifest, error) {
 			return nil, manErr(f+".sha256", "sha256 is not 64 lowercase hexadecimal characters", nil)
 		}
 		_, _ = hex.Decode(e.SHA256[:], []byte(sum)) // 64 lowercase hex digits, checked above
+		if version == FormatVersion2 {
+			if err := d.storedFields(o, f, &e); err != nil {
+				return nil, err
+			}
+		}
 		m.Entries[key] = e
 	}
 	if string(m.encode()) != string(data) {
 		return nil, manErr("", "manifest is not in canonical form", nil)
 	}
 	return m, nil
+}
+
+// storedFields reads the version 2 fields of an array entry (PW-C5Z.02).
+func (d *decoder) storedFields(o map[string]*jvalue, f string, e *entry) error {
+	e.Encoding = d.str(o["encoding"], f+".encoding")
+	e.StoredLength = d.u64(o["stored_length"], f+".stored_length")
+	sum := d.str(o["stored_sha256"], f+".stored_sha256")
+	if d.err != nil {
+		return d.err
+	}
+	if e.Encoding != EncodingRaw && e.Encoding != EncodingZstd {
+		return unsupported(f+".encoding", "unsupported payload encoding")
+	}
+	if !isLowerHex(sum, 64) {
+		return manErr(f+".stored_sha256", "stored_sha256 is not 64 lowercase hexadecimal characters", nil)
+	}
+	_, _ = hex.Decode(e.StoredSHA256[:], []byte(sum)) // 64 lowercase hex digits, checked above
+	if e.Encoding == EncodingRaw && (e.StoredLength != e.ByteLength || e.StoredSHA256 != e.SHA256) {
+		return manErr(f+".stored_length", "a raw payload's stored length and SHA-256 differ from its logical ones", nil)
+	}
+	return nil
 }
 
 // decoder accumulates the first error of a sequence of typed field reads.

@@ -298,7 +298,7 @@ func (s *Store) check(dir string, id ID, level checkLevel, sel func(string) bool
 		if err != nil {
 			return nil, nil, &Error{Code: CodeIO, Path: p, Err: err}
 		}
-		if !fi.Mode().IsRegular() || fi.Size() < 0 || uint64(fi.Size()) != e.ByteLength {
+		if n, _ := e.stored(); !fi.Mode().IsRegular() || fi.Size() < 0 || uint64(fi.Size()) != n {
 			return nil, nil, &StorageIntegrityError{Path: p, Reason: "file size does not match the manifest byte_length"}
 		}
 	}
@@ -393,12 +393,14 @@ func (s *Store) hashFiles(dir string, m *manifest, keys []string, keep bool, mis
 	n := len(files)
 	data := make([][]byte, n)
 	sums := make([][32]byte, n)
+	logical := make([][32]byte, n) // of the decoded bytes of zstd-blocks payloads
 	errs := make([]error, n)
 	// Read scratch per worker: 1 MiB, or the largest file when all are smaller (a small
 	// snapshot, loaded by the thousand in a report, must not allocate megabytes).
 	var largest uint64
 	for _, k := range keys[:n] {
-		largest = max(largest, m.Entries[k].ByteLength)
+		stored, _ := m.Entries[k].stored()
+		largest = max(largest, stored)
 	}
 	scratch := int(min(1<<20, max(largest, 512)))
 	var next atomic.Int64
@@ -408,6 +410,10 @@ func (s *Store) hashFiles(dir string, m *manifest, keys []string, keep bool, mis
 			buf := make([]byte, scratch)
 			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
 				e := m.Entries[keys[i]]
+				if e.zstd() {
+					data[i], sums[i], logical[i], errs[i] = hashZstd(files[i], filepath.Join(dir, e.File), &e, keep, progress)
+					continue
+				}
 				data[i], sums[i], errs[i] = hashFile(files[i], filepath.Join(dir, e.File), e.ByteLength, keep, buf, progress)
 			}
 		})
@@ -417,7 +423,8 @@ func (s *Store) hashFiles(dir string, m *manifest, keys []string, keep bool, mis
 		if errs[i] != nil {
 			return nil, errs[i]
 		}
-		if e := m.Entries[keys[i]]; sums[i] != e.SHA256 {
+		e := m.Entries[keys[i]]
+		if _, stored := e.stored(); sums[i] != stored || (e.zstd() && logical[i] != e.SHA256) {
 			return nil, &StorageIntegrityError{Path: filepath.Join(dir, e.File), Reason: mismatch}
 		}
 	}
@@ -470,6 +477,43 @@ func hashFile(f vfs.File, path string, n uint64, keep bool, buf []byte, progress
 	}
 	h.Sum(sum[:0])
 	return data, sum, nil
+}
+
+// hashZstd streams the zstd-blocks payload f (at path) of entry e once: the SHA-256 of
+// its stored bytes, the block rules of PW-C5Z.03, and the SHA-256 of the decoded bytes
+// (the logical payload, kept when keep). progress counts the logical bytes, as the
+// manifest's byte_length totals them.
+func hashZstd(f vfs.File, path string, e *entry, keep bool, progress *meter) ([]byte, [32]byte, [32]byte, error) {
+	var stored, logical [32]byte
+	src := &teeHash{r: f, h: sha256.New()}
+	z := newZReader(src, path, e.DType.Width(), e.ByteLength)
+	h := sha256.New()
+	var data []byte
+	if keep {
+		data = make([]byte, 0, e.ByteLength)
+		hugemem.Advise(data[:cap(data)])
+	}
+	for {
+		if z.off == len(z.raw) {
+			if err := z.next(); err == io.EOF {
+				break
+			} else if err != nil {
+				return nil, stored, logical, err
+			}
+		}
+		h.Write(z.raw)
+		progress.add(len(z.raw))
+		if keep {
+			data = append(data, z.raw...)
+		}
+		z.off = len(z.raw)
+	}
+	if src.n != e.StoredLength {
+		return nil, stored, logical, &StorageIntegrityError{Path: path, Reason: "file size does not match the manifest stored_length"}
+	}
+	src.h.Sum(stored[:0])
+	h.Sum(logical[:0])
+	return data, stored, logical, nil
 }
 
 // meteredReader counts the bytes read through it on m.

@@ -30,6 +30,10 @@ type Options struct {
 	FS vfs.FS
 	// MaxManifestBytes bounds manifest.json; 0 means DefaultMaxManifestBytes.
 	MaxManifestBytes int64
+	// Compress makes every snapshot this store writes a version 2 snapshot whose payloads
+	// are zstd-blocks (docs/contracts/C5-compressed.md); false writes C5 version 1.
+	// Reading accepts both versions either way.
+	Compress bool
 }
 
 // Validate reports options that cannot work.
@@ -287,3 +291,7 @@ func sumArrays(arrays map[string]Array, keys []string, progress *meter) [][32]by
 	wg.Wait()
 	return sums
 }
+
+// Compresses reports whether the store writes C5-compressed version 2 snapshots
+// (Options.Compress).
+func (s *Store) Compresses() bool { return s.opts.Compress }

@@ -48,7 +48,11 @@ func (s *Store) ReadArray(id ID, key string) (*ArrayReader, error) {
 	if err != nil {
 		return nil, &Error{Code: CodeIO, Op: "read", Path: p, Err: err}
 	}
-	return &ArrayReader{f: f, r: bufio.NewReaderSize(f, readBuffer), path: p, dtype: e.DType, left: e.Count}, nil
+	var src io.Reader = f
+	if e.zstd() {
+		src = newZReader(f, p, e.DType.Width(), e.ByteLength)
+	}
+	return &ArrayReader{f: f, r: bufio.NewReaderSize(src, readBuffer), path: p, dtype: e.DType, left: e.Count}, nil
 }
 
 // ArrayReader reads one payload's elements in order. It is not safe for concurrent use.

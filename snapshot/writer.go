@@ -131,11 +131,47 @@ func (w *Writer) Put(key string, a Array) error {
 
 // put writes a whose SHA-256 is sum; progress counts the bytes written.
 func (w *Writer) put(key string, a Array, sum [32]byte, progress *meter) error {
+	if w.s.opts.Compress {
+		return w.putZstd(key, a, sum, progress)
+	}
 	if err := w.s.writeFile(filepath.Join(w.attempt, arrayFile(key)), a.data, progress); err != nil {
 		return w.fail(err)
 	}
 	w.entries[key] = entry{File: arrayFile(key), DType: a.dtype, Count: uint64(a.Len()), ByteLength: uint64(len(a.data)), SHA256: sum}
 	return nil
+}
+
+// putZstd is put through a compressed stream: a is encoded block by block.
+func (w *Writer) putZstd(key string, a Array, sum [32]byte, progress *meter) error {
+	st, err := w.Append(key, a.dtype)
+	if err != nil {
+		return err
+	}
+	for off := 0; off < len(a.data); off += hashChunk {
+		chunk := a.data[off:min(off+hashChunk, len(a.data))]
+		if _, err := st.Write(chunk); err != nil {
+			_ = st.Close() // returns the same sticky error; it closes the file
+			return err
+		}
+		progress.add(len(chunk))
+	}
+	if err := st.Close(); err != nil {
+		return err
+	}
+	if w.entries[key].SHA256 != sum {
+		err := &StorageIntegrityError{Path: st.path, Reason: "staged payload SHA-256 does not match"}
+		w.failed = err
+		return err
+	}
+	return nil
+}
+
+// version is the manifest version this writer's store writes.
+func (w *Writer) version() int {
+	if w.s.opts.Compress {
+		return FormatVersion2
+	}
+	return FormatVersion
 }
 
 // Append opens the payload of key for appending elements of type d. The stream's
@@ -151,7 +187,14 @@ func (w *Writer) Append(key string, d DType) (*Stream, error) {
 		return nil, w.fail(err)
 	}
 	st := &Stream{w: w, key: key, dtype: d, path: p, f: f, h: sha256.New()}
-	st.b = bufio.NewWriterSize(hashingWriter{f: f, h: st.h}, streamBuffer)
+	if w.s.opts.Compress {
+		// logical bytes → their SHA-256 and the block encoder → the file and its SHA-256.
+		st.stored = &countingHash{Hash: sha256.New()}
+		st.z = newZWriter(hashingWriter{f: f, h: st.stored})
+		st.b = bufio.NewWriterSize(hashingWriter{f: st.z, h: st.h}, streamBuffer)
+	} else {
+		st.b = bufio.NewWriterSize(hashingWriter{f: f, h: st.h}, streamBuffer)
+	}
 	w.open[key] = st
 	return st, nil
 }
@@ -169,10 +212,26 @@ type Stream struct {
 	n      uint64
 	err    error
 	closed bool
+
+	z      *zWriter      // compressing store: the block encoder
+	stored *countingHash // compressing store: the file's bytes
 }
 
+// countingHash is a SHA-256 that counts the bytes written to it.
+type countingHash struct {
+	hash.Hash
+	n uint64
+}
+
+func (c *countingHash) Write(p []byte) (int, error) {
+	c.n += uint64(len(p))
+	return c.Hash.Write(p)
+}
+
+// hashingWriter writes to f and hashes what f accepted: the stored bytes of a payload,
+// or (in front of a compressing store's block encoder) its logical bytes.
 type hashingWriter struct {
-	f vfs.File
+	f io.Writer
 	h hash.Hash
 }
 
@@ -255,6 +314,9 @@ func (st *Stream) Close() error {
 		return st.err
 	}
 	err := st.b.Flush()
+	if err == nil && st.z != nil {
+		err = st.z.Close()
+	}
 	if err == nil {
 		err = st.f.Sync()
 	}
@@ -271,7 +333,15 @@ func (st *Stream) Close() error {
 	}
 	var sum [32]byte
 	st.h.Sum(sum[:0])
-	st.w.entries[st.key] = entry{File: arrayFile(st.key), DType: st.dtype, Count: st.n / uint64(st.dtype.Width()), ByteLength: st.n, SHA256: sum}
+	e := entry{File: arrayFile(st.key), DType: st.dtype, Count: st.n / uint64(st.dtype.Width()), ByteLength: st.n, SHA256: sum}
+	switch {
+	case st.z != nil:
+		e.Encoding, e.StoredLength = EncodingZstd, st.stored.n
+		st.stored.Sum(e.StoredSHA256[:0])
+	case st.w.version() == FormatVersion2:
+		e.Encoding, e.StoredLength, e.StoredSHA256 = EncodingRaw, e.ByteLength, e.SHA256
+	}
+	st.w.entries[st.key] = e
 	return nil
 }
 
@@ -442,7 +512,7 @@ func (w *Writer) Commit(ctx context.Context, md Metadata, fn ProgressFunc) error
 func (w *Writer) commit(ctx context.Context, md Metadata, fn ProgressFunc) error {
 	w.done = true
 	s := w.s
-	m := manifest{Meta: md, Entries: w.entries}
+	m := manifest{Version: w.version(), Meta: md, Entries: w.entries}
 	man := m.encode()
 	if err := ctx.Err(); err != nil {
 		return w.fail(err)
