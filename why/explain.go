@@ -276,6 +276,7 @@ func Explain(ctx context.Context, h *History, st *lineage.Store, artifact string
 	}
 	e.Change, e.Changed = top, top.Changed
 	h.Prefetch(ctx, positions)
+	e.Edges = make([]EdgeResult, 0, len(walk))
 	for i, w := range walk {
 		r, err := x.judge(w.edge, edgeSrc[i], w.t)
 		if err != nil {
