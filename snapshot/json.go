@@ -100,6 +100,17 @@ func fastParse(data []byte) (v *jvalue, ok bool) {
 type fastParser struct {
 	data []byte
 	i    int
+	slab []jvalue // values are carved from here: one allocation per 64
+}
+
+func (p *fastParser) alloc(v jvalue) *jvalue {
+	if len(p.slab) == 0 {
+		p.slab = make([]jvalue, 64)
+	}
+	n := &p.slab[0]
+	*n = v
+	p.slab = p.slab[1:]
+	return n
 }
 
 func (p *fastParser) space() {
@@ -125,13 +136,13 @@ func (p *fastParser) value(depth int) *jvalue {
 		if !ok {
 			return nil
 		}
-		return jstr(s)
+		return p.alloc(jvalue{kind: jString, str: s})
 	case c == '{':
 		if depth >= maxDepth {
 			return nil
 		}
 		p.i++
-		v := &jvalue{kind: jObject, obj: map[string]*jvalue{}}
+		v := p.alloc(jvalue{kind: jObject, obj: map[string]*jvalue{}})
 		p.space()
 		if p.i < len(p.data) && p.data[p.i] == '}' {
 			p.i++
@@ -178,7 +189,7 @@ func (p *fastParser) value(depth int) *jvalue {
 			return nil
 		}
 		p.i++
-		v := &jvalue{kind: jArray}
+		v := p.alloc(jvalue{kind: jArray})
 		p.space()
 		if p.i < len(p.data) && p.data[p.i] == ']' {
 			p.i++
@@ -209,7 +220,7 @@ func (p *fastParser) value(depth int) *jvalue {
 		if !p.number() {
 			return nil
 		}
-		return &jvalue{kind: jNumber, str: string(p.data[start:p.i])}
+		return p.alloc(jvalue{kind: jNumber, str: string(p.data[start:p.i])})
 	default:
 		for _, lit := range [...]struct {
 			s string
@@ -217,8 +228,7 @@ func (p *fastParser) value(depth int) *jvalue {
 		}{{"null", jvalue{kind: jNull}}, {"true", jvalue{kind: jBool, b: true}}, {"false", jvalue{kind: jBool}}} {
 			if bytes.HasPrefix(p.data[p.i:], []byte(lit.s)) {
 				p.i += len(lit.s)
-				v := lit.v
-				return &v
+				return p.alloc(lit.v)
 			}
 		}
 		return nil
