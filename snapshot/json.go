@@ -170,18 +170,10 @@ func (p *fastParser) value(depth int) *jvalue {
 				return nil
 			}
 			v.obj[k] = e
-			p.space()
-			if p.i >= len(p.data) {
+			if more, ok := p.after('}'); !ok {
 				return nil
-			}
-			switch p.data[p.i] {
-			case ',':
-				p.i++
-			case '}':
-				p.i++
+			} else if !more {
 				return v
-			default:
-				return nil
 			}
 		}
 	case c == '[':
@@ -201,18 +193,10 @@ func (p *fastParser) value(depth int) *jvalue {
 				return nil
 			}
 			v.arr = append(v.arr, e)
-			p.space()
-			if p.i >= len(p.data) {
+			if more, ok := p.after(']'); !ok {
 				return nil
-			}
-			switch p.data[p.i] {
-			case ',':
-				p.i++
-			case ']':
-				p.i++
+			} else if !more {
 				return v
-			default:
-				return nil
 			}
 		}
 	case c == '-' || (c >= '0' && c <= '9'):
@@ -233,6 +217,16 @@ func (p *fastParser) value(depth int) *jvalue {
 		}
 		return nil
 	}
+}
+
+// after reads what follows a member or element: a comma (more: true) or close.
+func (p *fastParser) after(close byte) (more, ok bool) {
+	p.space()
+	if p.i >= len(p.data) || (p.data[p.i] != ',' && p.data[p.i] != close) {
+		return false, false
+	}
+	p.i++
+	return p.data[p.i-1] == ',', true
 }
 
 // str reads the string at p.i (an opening quote) when it has no escape and no control
