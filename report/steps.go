@@ -68,14 +68,45 @@ func (c *stepCache) get(from, to string) (stepResult, bool) {
 	c.mu.Lock()
 	line, ok := c.lines[[2]string{from, to}]
 	c.mu.Unlock()
-	var l stepLine
-	if !ok || json.Unmarshal(line, &l) != nil || l.From != from || l.To != to || l.Sum != digest(l.Step) {
+	if !ok {
 		return stepResult{}, false
 	}
+	// A line as put writes it is read from its layout (the step is its tail, one value
+	// and nothing after it); any other valid line is decoded in full.
+	if js, ok := stepLayout(line, from, to); ok {
+		if s, ok := decodeStep(js, true); ok {
+			return s, true
+		}
+	}
+	var l stepLine
+	if json.Unmarshal(line, &l) != nil || l.From != from || l.To != to || l.Sum != digest(l.Step) {
+		return stepResult{}, false
+	}
+	return decodeStep(l.Step, false)
+}
+
+// stepLayout returns the step of line when line is {"from":from,"to":to,"sum":…,"step":…}
+// exactly as put writes it, and its sum matches.
+func stepLayout(line []byte, from, to string) ([]byte, bool) {
+	head := `{"from":"` + from + `","to":"` + to + `","sum":"`
+	rest, ok := bytes.CutPrefix(line, []byte(head))
+	if !ok || len(rest) < 64+len(`","step":}`) {
+		return nil, false
+	}
+	js, ok := bytes.CutPrefix(rest[64:], []byte(`","step":`))
+	if !ok || !bytes.HasSuffix(js, []byte{'}'}) {
+		return nil, false
+	}
+	js = js[:len(js)-1]
+	return js, string(rest[:64]) == digest(js)
+}
+
+// decodeStep decodes step js strictly; whole: js must be that one value alone.
+func decodeStep(js []byte, whole bool) (stepResult, bool) {
 	var s stepResult
-	dec := json.NewDecoder(bytes.NewReader(l.Step))
+	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.DisallowUnknownFields()
-	if dec.Decode(&s) != nil {
+	if dec.Decode(&s) != nil || (whole && dec.InputOffset() != int64(len(js))) {
 		return stepResult{}, false
 	}
 	return s, true

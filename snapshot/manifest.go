@@ -271,7 +271,7 @@ func decodeManifest(data []byte) (*manifest, error) {
 		}
 		m.Entries[key] = e
 	}
-	if string(m.encode()) != string(data) {
+	if string(appendJSON(make([]byte, 0, len(data)), m.tree())) != string(data) { // m.encode(), sized
 		return nil, manErr("", "manifest is not in canonical form", nil)
 	}
 	return m, nil

@@ -231,7 +231,7 @@ func Explain(ctx context.Context, h *History, st *lineage.Store, artifact string
 	// node's two snapshots, which are loaded in parallel first (the first explanation
 	// after new scans reads each from its snapshot), then judged in walk order.
 	type walked struct {
-		edge lineage.Edge
+		edge *lineage.Edge // into the slice Into returned: a walk is long, an Edge large
 		t    *node
 	}
 	var walk []walked
@@ -241,7 +241,9 @@ func Explain(ctx context.Context, h *History, st *lineage.Store, artifact string
 		queue = queue[1:]
 		order = append(order, n)
 		positions = append(positions, n.from, n.to)
-		for _, edge := range g.Into(n.artifact) {
+		into := g.Into(n.artifact)
+		for j := range into {
+			edge := &into[j]
 			src := &node{artifact: edge.Source, depth: n.depth + 1, from: -1, to: -1}
 			src.refFrom, src.refTo = n.refFrom, n.refTo
 			if p, ok := h.Latest(edge.Source, n.refFrom); ok && n.from >= 0 {
@@ -276,8 +278,9 @@ func Explain(ctx context.Context, h *History, st *lineage.Store, artifact string
 	}
 	e.Change, e.Changed = top, top.Changed
 	h.Prefetch(ctx, positions)
+	e.Edges = make([]EdgeResult, 0, len(walk))
 	for i, w := range walk {
-		r, err := x.judge(w.edge, edgeSrc[i], w.t)
+		r, err := x.judge(*w.edge, edgeSrc[i], w.t)
 		if err != nil {
 			return nil, err
 		}

@@ -268,14 +268,49 @@ func (h *History) Summary(p int) (*Summary, error) {
 // decodeIndexLine returns the summary of snapshot id that an index line holds, or nil
 // when the line is damaged or holds another snapshot.
 func decodeIndexLine(line []byte, id string) *Summary {
+	if js, ok := indexLayout(line, id); ok {
+		// The line is exactly as indexLineOf writes it: the summary is its tail, which
+		// must be one JSON value and nothing more, as the outer decoding would require.
+		if s := decodeSummary(js, id, true); s != nil {
+			return s
+		}
+	}
 	var il indexLine
 	if json.Unmarshal(line, &il) != nil || il.Snapshot != id || il.Sum != digest(il.Summary) {
 		return nil
 	}
+	return decodeSummary(il.Summary, id, false)
+}
+
+// indexLayout returns the summary of line when line is laid out exactly as indexLineOf
+// writes it, for snapshot id, and its sum matches: {"snapshot":id,"sum":…,"summary":…}.
+// A line laid out otherwise may still be valid: decodeIndexLine decodes it in full.
+func indexLayout(line []byte, id string) ([]byte, bool) {
+	const pre, mid, post = `{"snapshot":"`, `","sum":"`, `","summary":`
+	rest, ok := bytes.CutPrefix(line, []byte(pre))
+	if !ok || len(rest) < len(id)+len(mid)+64+len(post)+1 || string(rest[:len(id)]) != id {
+		return nil, false
+	}
+	rest, ok = bytes.CutPrefix(rest[len(id):], []byte(mid))
+	if !ok {
+		return nil, false
+	}
+	sum := rest[:64]
+	js, ok := bytes.CutPrefix(rest[64:], []byte(post))
+	if !ok || !bytes.HasSuffix(js, []byte{'}'}) {
+		return nil, false
+	}
+	js = js[:len(js)-1]
+	return js, string(sum) == digest(js)
+}
+
+// decodeSummary decodes the summary js of snapshot id strictly; whole: js must be that
+// one value and nothing after it.
+func decodeSummary(js []byte, id string, whole bool) *Summary {
 	var s Summary
-	dec := json.NewDecoder(bytes.NewReader(il.Summary))
+	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.DisallowUnknownFields()
-	if dec.Decode(&s) != nil || s.Snapshot != id {
+	if dec.Decode(&s) != nil || s.Snapshot != id || (whole && dec.InputOffset() != int64(len(js))) {
 		return nil
 	}
 	return &s
