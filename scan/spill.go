@@ -450,7 +450,8 @@ type runReader struct {
 
 // next reads the next entry; false at the end of the file.
 func (rr *runReader) next() (bool, error) {
-	if err := rr.fill(rr.rec[:]); err != nil {
+	err := rr.fill(rr.rec[:])
+	if err != nil {
 		if err == io.EOF {
 			return false, nil
 		}
@@ -463,9 +464,8 @@ func (rr *runReader) next() (bool, error) {
 	if n[0] > 1<<32 {
 		return false, &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run entry is malformed"}
 	}
-	rr.key = slices.Grow(rr.key[:0], int(n[0]))[:n[0]]
-	if err := rr.fill(rr.key); err != nil {
-		return false, unexpected(err)
+	if rr.key, err = rr.take(rr.key, n[0]); err != nil {
+		return false, err
 	}
 	if rr.values {
 		if err := rr.fill(n[:]); err != nil {
@@ -474,12 +474,26 @@ func (rr *runReader) next() (bool, error) {
 		if n[0] > 1<<40 {
 			return false, &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run entry is malformed"}
 		}
-		rr.vals = slices.Grow(rr.vals[:0], int(n[0]))[:n[0]]
-		if err := rr.fill(rr.vals); err != nil {
-			return false, unexpected(err)
+		if rr.vals, err = rr.take(rr.vals, n[0]); err != nil {
+			return false, err
 		}
 	}
 	return true, nil
+}
+
+// take reads the next n words into buf, or from a kept run returns them in place.
+func (rr *runReader) take(buf []uint64, n uint64) ([]uint64, error) {
+	if rr.r == nil {
+		if n > uint64(len(rr.mem)) {
+			return buf, io.ErrUnexpectedEOF
+		}
+		ws := rr.mem[:n:n]
+		rr.mem = rr.mem[n:]
+		rr.read += 8 * n
+		return ws, nil
+	}
+	buf = slices.Grow(buf[:0], int(n))[:n]
+	return buf, unexpected(rr.fill(buf))
 }
 
 func unexpected(err error) error {
