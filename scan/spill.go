@@ -340,7 +340,6 @@ func (sp *spiller) encodeRun(ww *wordWriter, fr *fingerprint.Result, tiles []run
 		}
 		slices.SortFunc(tiles, func(a, b runTile) int { return cmp.Compare(a.first, b.first) })
 	}
-	var vbuf []uint64
 	for e := range n {
 		ww.words(fr.Records[e*4 : e*4+4])
 		key := fr.KeyWords[fr.KeyOffsets[e]:fr.KeyOffsets[e+1]]
@@ -357,19 +356,23 @@ func (sp *spiller) encodeRun(ww *wordWriter, fr *fingerprint.Result, tiles []run
 		if len(rec) < 3 || hi-lo != rec[2] || hi < lo || hi*fingerprint.ValueStride > uint64(len(fr.Values)) {
 			return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "value entries differ from the record's fields"}
 		}
-		vbuf = vbuf[:0]
+		// The value words are the record's fields, each with 2 more header words: their
+		// count is known before they are written, so they go straight to ww.
+		ww.word(uint64(len(rec)-3) + 2*(hi-lo))
 		pos := 3
 		for j := lo; j < hi; j++ {
 			if len(rec)-pos < 3 || rec[pos+2] > uint64(len(rec)-pos-3) || fr.Values[j*3] != rec[pos] {
 				return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "value entry differs from the record's field"}
 			}
 			l := int(rec[pos+2])
-			vbuf = append(vbuf, fr.Values[j*3], fr.Values[j*3+1], fr.Values[j*3+2], rec[pos+1], uint64(l))
-			vbuf = append(vbuf, rec[pos+3:pos+3+l]...)
+			head := [5]uint64{fr.Values[j*3], fr.Values[j*3+1], fr.Values[j*3+2], rec[pos+1], uint64(l)}
+			ww.words(head[:])
+			ww.words(rec[pos+3 : pos+3+l])
 			pos += 3 + l
 		}
-		ww.word(uint64(len(vbuf)))
-		ww.words(vbuf)
+		if pos != len(rec) {
+			return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "record words beyond its fields"}
+		}
 	}
 	return ww.err
 }
