@@ -127,8 +127,9 @@ type Result struct {
 	// Fetched[i] is the record whose key words are Options.Fetch[i], nil when the source
 	// has none (with duplicate keys, any one of them).
 	Fetched [][]uint64
-	// Runs is the number of sorted runs Run spilled to the snapshot's staging attempt
-	// and merged (0: the entries were sorted in memory). A spilled scan's Scan holds no
+	// Runs is the number of sorted runs Run merged: all but the last spilled to the
+	// snapshot's staging attempt, the last kept in memory (0: the entries were sorted
+	// in memory). A spilled scan's Scan holds no
 	// per-record arrays (Records, KeyWords, Values, ValueTable): they went straight to
 	// the snapshot.
 	Runs int
@@ -215,7 +216,7 @@ func Run(ctx context.Context, r *repo.Repo, o Options) (*Result, error) {
 	}
 	obs.ID = sc.Metadata.ID
 	if plan.sp != nil {
-		obs.Runs = len(plan.sp.runs)
+		obs.Runs = plan.sp.merged()
 	}
 	return obs, nil
 }

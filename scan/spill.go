@@ -71,6 +71,11 @@ type spiller struct {
 	columns []fingerprint.ColumnState
 	runs    []string // spill file names, in the order written
 	w       *snapshot.Writer
+	// kept is the runs held in memory instead of spill files, each encoded as a run
+	// file's words (see keep); keptBytes their size.
+	kept      [][]uint64
+	keptBytes int64
+	nkept     int // runs kept, also once merge took them
 }
 
 // runTile is a tile of the current run and the ordinal of its first record.
@@ -149,16 +154,71 @@ func (sp *spiller) cut() error {
 	if err := sp.ctx.Err(); err != nil {
 		return &Error{Code: CodeSource, Op: "read", Msg: "reading stopped", Err: err}
 	}
-	if sp.w == nil {
-		if sp.w, err = sp.store.Create(sp.ctx, sp.id); err != nil {
-			return &Error{Code: CodeSpill, Op: "spill", Msg: "staging attempt", Err: err}
-		}
+	if sp.keep(fr, tiles, false) {
+		return sp.keepRun(fr, tiles)
+	}
+	if err := sp.create(); err != nil {
+		return err
 	}
 	name := fmt.Sprintf("run-%06d", len(sp.runs))
 	if err := sp.writeRun(name, fr, tiles); err != nil {
 		return err
 	}
 	sp.runs = append(sp.runs, name)
+	return nil
+}
+
+// create makes the staging attempt that holds the spill files and receives the merge.
+func (sp *spiller) create() error {
+	if sp.w != nil {
+		return nil
+	}
+	var err error
+	if sp.w, err = sp.store.Create(sp.ctx, sp.id); err != nil {
+		return &Error{Code: CodeSpill, Op: "spill", Msg: "staging attempt", Err: err}
+	}
+	return nil
+}
+
+// keep decides whether the sorted run fr (of tiles) is kept in memory, encoded as a run
+// file's words, rather than spilled: writing a run and reading it back costs the
+// kernel's copies (at value resolution, most of a spilled scan's system time), and
+// an encoded run is a quarter or less of the estimate (runCost) of the run it
+// replaces. Runs are kept while all kept runs together stay within a run's share of
+// the budget (runBytes), so a scan's peak grows by at most that share beside the run
+// being read; the last run (last: the read is over and no run follows) is always
+// kept, since its entries and tiles, larger than its words, are freed once encoded.
+func (sp *spiller) keep(fr *fingerprint.Result, tiles []runTile, last bool) bool {
+	return last || sp.keptBytes+sp.runWordBytes(fr, tiles) <= sp.runBytes
+}
+
+// runWordBytes is the size of run fr's encoding (see writeRun): per entry 5 words and
+// the key words; at value resolution also per entry the record's words less
+// its 3-word header, plus 1 word and 2 per field.
+func (sp *spiller) runWordBytes(fr *fingerprint.Result, tiles []runTile) int64 {
+	n := int64(len(fr.Records) / fingerprint.RecordStride)
+	w := 5*n + int64(len(fr.KeyWords))
+	if sp.values {
+		for _, t := range tiles {
+			w += int64(len(t.b.Words))
+		}
+		w += -2*n + 2*int64(len(fr.Values)/fingerprint.ValueStride)
+	}
+	return 8 * w
+}
+
+// keepRun encodes run fr into memory (see keep).
+func (sp *spiller) keepRun(fr *fingerprint.Result, tiles []runTile) error {
+	ww := &wordWriter{mem: true, kept: make([]uint64, 0, sp.runWordBytes(fr, tiles)/8)}
+	if err := sp.encodeRun(ww, fr, tiles); err != nil {
+		return err
+	}
+	if len(ww.kept) != cap(ww.kept) { // keep decided on runWordBytes: it must be exact
+		return &Error{Code: CodeInternal, Op: "spill", Msg: fmt.Sprintf("run of %d words encoded into %d", cap(ww.kept), len(ww.kept))}
+	}
+	sp.kept = append(sp.kept, ww.kept)
+	sp.nkept++
+	sp.keptBytes += 8 * int64(len(ww.kept))
 	return nil
 }
 
@@ -189,7 +249,7 @@ func (sp *spiller) sum(fr *fingerprint.Result) error {
 // its tiles in source order (the in-memory path); else it spills the last run and
 // returns the summed states alone (no per-record arrays: merge publishes them).
 func (sp *spiller) finish() (*fingerprint.Result, []*normalize.RecordBatch, error) {
-	if len(sp.runs) == 0 {
+	if !sp.spilled() {
 		fr, err := sp.feed.Result()
 		if err != nil {
 			return nil, nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine result", Err: err}
@@ -208,14 +268,31 @@ func (sp *spiller) finish() (*fingerprint.Result, []*normalize.RecordBatch, erro
 		sp.tiles = nil
 		return fr, kept, nil
 	}
-	if err := sp.cut(); err != nil {
+	fr, err := sp.feed.Result()
+	if err != nil {
+		return nil, nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine result", Err: err}
+	}
+	tiles := sp.tiles
+	sp.tiles, sp.feed = nil, nil
+	if err := sp.sum(fr); err != nil {
+		return nil, nil, err
+	}
+	if len(fr.Records) > 0 && sp.keep(fr, tiles, true) {
+		if err := sp.keepRun(fr, tiles); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := sp.create(); err != nil { // every run may have been kept
 		return nil, nil, err
 	}
 	return &fingerprint.Result{State: sp.state, Columns: sp.columns}, nil, nil
 }
 
-// spilled reports whether runs were written (then merge publishes).
-func (sp *spiller) spilled() bool { return len(sp.runs) > 0 }
+// spilled reports whether runs were cut, spilled or kept (then merge publishes).
+func (sp *spiller) spilled() bool { return len(sp.runs)+sp.nkept > 0 }
+
+// merged is the number of sorted runs merge merges: those spilled and those kept.
+func (sp *spiller) merged() int { return len(sp.runs) + sp.nkept }
 
 // A run file is a sequence of entries in the engine's order, each of little-endian
 // words:
@@ -263,7 +340,6 @@ func (sp *spiller) encodeRun(ww *wordWriter, fr *fingerprint.Result, tiles []run
 		}
 		slices.SortFunc(tiles, func(a, b runTile) int { return cmp.Compare(a.first, b.first) })
 	}
-	var vbuf []uint64
 	for e := range n {
 		ww.words(fr.Records[e*4 : e*4+4])
 		key := fr.KeyWords[fr.KeyOffsets[e]:fr.KeyOffsets[e+1]]
@@ -280,19 +356,23 @@ func (sp *spiller) encodeRun(ww *wordWriter, fr *fingerprint.Result, tiles []run
 		if len(rec) < 3 || hi-lo != rec[2] || hi < lo || hi*fingerprint.ValueStride > uint64(len(fr.Values)) {
 			return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "value entries differ from the record's fields"}
 		}
-		vbuf = vbuf[:0]
+		// The value words are the record's fields, each with 2 more header words: their
+		// count is known before they are written, so they go straight to ww.
+		ww.word(uint64(len(rec)-3) + 2*(hi-lo))
 		pos := 3
 		for j := lo; j < hi; j++ {
 			if len(rec)-pos < 3 || rec[pos+2] > uint64(len(rec)-pos-3) || fr.Values[j*3] != rec[pos] {
 				return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "value entry differs from the record's field"}
 			}
 			l := int(rec[pos+2])
-			vbuf = append(vbuf, fr.Values[j*3], fr.Values[j*3+1], fr.Values[j*3+2], rec[pos+1], uint64(l))
-			vbuf = append(vbuf, rec[pos+3:pos+3+l]...)
+			head := [5]uint64{fr.Values[j*3], fr.Values[j*3+1], fr.Values[j*3+2], rec[pos+1], uint64(l)}
+			ww.words(head[:])
+			ww.words(rec[pos+3 : pos+3+l])
 			pos += 3 + l
 		}
-		ww.word(uint64(len(vbuf)))
-		ww.words(vbuf)
+		if pos != len(rec) {
+			return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "record words beyond its fields"}
+		}
 	}
 	return ww.err
 }
@@ -314,11 +394,14 @@ func recordAt(tiles []runTile, o uint64) ([]uint64, bool) {
 	return tiles[i].b.Record(int(o - tiles[i].first)), true
 }
 
-// wordWriter writes little-endian words; its first error sticks.
+// wordWriter writes little-endian words to b, or with mem appends them to kept; its
+// first error sticks.
 type wordWriter struct {
-	b   *bufio.Writer
-	buf [1]uint64
-	err error
+	b    *bufio.Writer
+	buf  [1]uint64
+	err  error
+	mem  bool
+	kept []uint64
 }
 
 func (w *wordWriter) word(x uint64) {
@@ -328,6 +411,10 @@ func (w *wordWriter) word(x uint64) {
 
 // words encodes xs straight into the buffer's free space.
 func (w *wordWriter) words(xs []uint64) {
+	if w.mem {
+		w.kept = append(w.kept, xs...)
+		return
+	}
 	for len(xs) > 0 && w.err == nil {
 		if w.b.Available() < 8 {
 			if w.err = w.b.Flush(); w.err != nil {
@@ -353,8 +440,9 @@ func (w *wordWriter) flush() error {
 
 // runReader reads one run file's entries in order.
 type runReader struct {
-	f      vfs.File
-	r      *bufio.Reader
+	f      vfs.File      // nil for the run kept in memory
+	r      *bufio.Reader // nil for the run kept in memory
+	mem    []uint64      // the kept run's words not yet read
 	values bool
 	rec    [4]uint64
 	key    []uint64
@@ -365,7 +453,8 @@ type runReader struct {
 
 // next reads the next entry; false at the end of the file.
 func (rr *runReader) next() (bool, error) {
-	if err := rr.fill(rr.rec[:]); err != nil {
+	err := rr.fill(rr.rec[:])
+	if err != nil {
 		if err == io.EOF {
 			return false, nil
 		}
@@ -378,9 +467,8 @@ func (rr *runReader) next() (bool, error) {
 	if n[0] > 1<<32 {
 		return false, &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run entry is malformed"}
 	}
-	rr.key = slices.Grow(rr.key[:0], int(n[0]))[:n[0]]
-	if err := rr.fill(rr.key); err != nil {
-		return false, unexpected(err)
+	if rr.key, err = rr.take(rr.key, n[0]); err != nil {
+		return false, err
 	}
 	if rr.values {
 		if err := rr.fill(n[:]); err != nil {
@@ -389,12 +477,26 @@ func (rr *runReader) next() (bool, error) {
 		if n[0] > 1<<40 {
 			return false, &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run entry is malformed"}
 		}
-		rr.vals = slices.Grow(rr.vals[:0], int(n[0]))[:n[0]]
-		if err := rr.fill(rr.vals); err != nil {
-			return false, unexpected(err)
+		if rr.vals, err = rr.take(rr.vals, n[0]); err != nil {
+			return false, err
 		}
 	}
 	return true, nil
+}
+
+// take reads the next n words into buf, or from a kept run returns them in place.
+func (rr *runReader) take(buf []uint64, n uint64) ([]uint64, error) {
+	if rr.r == nil {
+		if n > uint64(len(rr.mem)) {
+			return buf, io.ErrUnexpectedEOF
+		}
+		ws := rr.mem[:n:n]
+		rr.mem = rr.mem[n:]
+		rr.read += 8 * n
+		return ws, nil
+	}
+	buf = slices.Grow(buf[:0], int(n))[:n]
+	return buf, unexpected(rr.fill(buf))
 }
 
 func unexpected(err error) error {
@@ -406,6 +508,18 @@ func unexpected(err error) error {
 
 // fill reads len(dst) words; io.EOF only when nothing was read.
 func (rr *runReader) fill(dst []uint64) error {
+	if rr.r == nil {
+		if len(rr.mem) == 0 && len(dst) > 0 {
+			return io.EOF
+		}
+		k := copy(dst, rr.mem)
+		rr.mem = rr.mem[k:]
+		rr.read += 8 * uint64(k)
+		if k < len(dst) {
+			return io.ErrUnexpectedEOF
+		}
+		return nil
+	}
 	for len(dst) > 0 {
 		k := min(len(dst), 512)
 		b := slices.Grow(rr.scr[:0], 8*k)[:8*k]
@@ -470,11 +584,25 @@ func (sp *spiller) merge(sc *repo.Scan, keyed bool, progress func(done, total ui
 	readers := make([]*runReader, 0, len(sp.runs))
 	defer func() {
 		for _, rr := range readers {
-			rr.f.Close()
+			if rr.f != nil {
+				rr.f.Close()
+			}
 		}
 	}()
 	buf := max(4096, min(spillBuffer, int(sp.runBytes)/max(len(sp.runs), 1)))
 	h := runHeap{}
+	for _, k := range sp.kept {
+		rr := &runReader{mem: k, values: sp.values}
+		total += 8 * uint64(len(rr.mem))
+		ok, err := rr.next()
+		if err != nil {
+			return &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run", Err: err}
+		}
+		if ok {
+			h = append(h, rr)
+		}
+	}
+	sp.kept = nil // the readers hold them
 	for _, name := range sp.runs {
 		f, err := w.OpenSpill(name)
 		if err != nil {
@@ -566,7 +694,7 @@ func (sp *spiller) merge(sc *repo.Scan, keyed bool, progress func(done, total ui
 	for _, rr := range readers {
 		rr.f.Close()
 	}
-	readers = nil
+	readers = nil // the kept runs are not among them
 	for _, name := range sp.runs {
 		if err := w.RemoveSpill(name); err != nil {
 			return &Error{Code: CodeSpill, Op: "merge", Msg: "merged run", Err: err}
