@@ -120,3 +120,36 @@ func TestEdgeRelationLimit(t *testing.T) {
 	e.RelationID[1] = 3
 	wantErr(t, e.Validate(ctx, arts), CodeRelation, "relation_id", 1)
 }
+
+// TestRowSliceIndexLimits: the row index must be below the id column's length and below
+// each slice column's length, each checked on its own (a longer slice column does not make
+// a row past the ids addressable).
+func TestRowSliceIndexLimits(t *testing.T) {
+	words := []uint64{5, 6, 7}
+	// One row, longer offset and length columns: row 1 is not a row.
+	v := &ValueTable{ValueID: []uint64{1}, PayloadOffset: []uint64{0, 0}, PayloadLength: []uint64{1, 1},
+		PayloadWords: words, ValidityBitmap: Bitmap{1}}
+	if w, ok, err := v.Payload(0); err != nil || !ok || len(w) != 1 || w[0] != 5 {
+		t.Fatalf("Payload(0) = %v, %v, %v", w, ok, err)
+	}
+	_, _, err := v.Payload(1)
+	wantErr(t, err, CodeIndex, "", 1)
+	// Two rows, the length column one short: row 1 fails with CodeIndex, no panic.
+	o := &ObservationTable{ObservationID: []uint64{1, 2}, FingerprintOffset: []uint64{0, 1}, FingerprintLength: []uint64{1}, FingerprintWords: words}
+	_, err = o.Fingerprint(1)
+	wantErr(t, err, CodeIndex, "", 1)
+	// Two rows, the offset column one short.
+	o = &ObservationTable{ObservationID: []uint64{1, 2}, FingerprintOffset: []uint64{0}, FingerprintLength: []uint64{1, 1}, FingerprintWords: words}
+	_, err = o.Fingerprint(1)
+	wantErr(t, err, CodeIndex, "", 1)
+	// A slice ending exactly at the end of the words is in range; one word more is not.
+	o = &ObservationTable{ObservationID: []uint64{1, 2}, FingerprintOffset: []uint64{1, 1}, FingerprintLength: []uint64{2, 3}, FingerprintWords: words}
+	if w, err := o.Fingerprint(0); err != nil || len(w) != 2 || w[0] != 6 || w[1] != 7 {
+		t.Fatalf("Fingerprint(0) = %v, %v", w, err)
+	}
+	_, err = o.Fingerprint(1)
+	wantErr(t, err, CodeSliceLength, "fingerprint_length", 1)
+
+	_, err = Schema("bogus")
+	wantErr(t, err, CodeTableKind, "", -1)
+}
