@@ -153,3 +153,57 @@ func TestRowSliceIndexLimits(t *testing.T) {
 	_, err = Schema("bogus")
 	wantErr(t, err, CodeTableKind, "", -1)
 }
+
+// TestArtifactRowsRules checks the row rules of the index path (artifactRows: tables of
+// 2**32-1 rows or more, which Validate cannot reach in a test) against PW-02.05 directly,
+// for both node widths: each broken rule with its code, column and lowest row.
+func TestArtifactRowsRules(t *testing.T) {
+	names, err := NewIDSet(10, 11, 12, 13)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds, err := NewIDSet(0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := &Context{Names: names, Kinds: kinds}
+	for _, tt := range []struct {
+		name    string
+		parents []uint64
+		kind    []uint8
+		nameID  []uint64
+		code    Code
+		column  string
+		row     int
+	}{
+		{"valid", []uint64{Absent, 0, 1, 1}, []uint8{0, 1, 0, 1}, []uint64{10, 11, 12, 13}, "", "", 0},
+		{"self parent", []uint64{Absent, 0, 2, 1}, []uint8{0, 0, 0, 0}, []uint64{10, 10, 10, 10}, CodeSelfParent, "parent_id", 2},
+		{"unresolved parent", []uint64{Absent, 7, 1, 1}, []uint8{0, 0, 0, 0}, []uint64{10, 10, 10, 10}, CodeUnresolved, "parent_id", 1},
+		{"unknown kind", []uint64{Absent, 0, 1, 1}, []uint8{0, 0, 2, 0}, []uint64{10, 10, 10, 10}, CodeUnresolved, "kind_id", 2},
+		{"unresolved name", []uint64{Absent, 0, 1, 1}, []uint8{0, 0, 0, 0}, []uint64{10, 10, 10, 14}, CodeUnresolved, "name_id", 3},
+		{"absent name", []uint64{Absent, 0, 1, 1}, []uint8{0, 0, 0, 0}, []uint64{10, Absent, 10, 10}, CodeAbsentReference, "name_id", 1},
+		{"cycle", []uint64{Absent, 3, 1, 2}, []uint8{0, 0, 0, 0}, []uint64{10, 10, 10, 10}, CodeCycle, "parent_id", 1},
+	} {
+		a := chain(len(tt.parents))
+		a.ParentID, a.KindID, a.NameID = tt.parents, tt.kind, tt.nameID
+		idx, err := NewIndex(a.ArtifactID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for w, err := range map[string]error{
+			"uint32": artifactRows(ctx, idx, a, make([]node[uint32], len(tt.parents))),
+			"uint64": artifactRows(ctx, idx, a, make([]node[uint64], len(tt.parents))),
+		} {
+			if tt.code == "" {
+				if err != nil {
+					t.Errorf("%s %s: %v", tt.name, w, err)
+				}
+				continue
+			}
+			var e *Error
+			if !errors.As(err, &e) || e.Code != tt.code || e.Column != tt.column || e.Row != tt.row || e.Table != "artifact" {
+				t.Errorf("%s %s: %v, want %s.%s row %d %q", tt.name, w, err, "artifact", tt.column, tt.row, tt.code)
+			}
+		}
+	}
+}
