@@ -298,10 +298,11 @@ const MinPrefix = 4
 // Resolve returns the published snapshot s names: its id, or a unique prefix of it of
 // at least MinPrefix hex digits (like git); or a scan of an artifact, from the scan log:
 // NAME is the artifact's newest scan, NAME~N the Nth scan before that one (like git's
-// HEAD~N). A string of hex digits only is always an id or prefix. No match is
-// CodeUnknownID, more than one CodeAmbiguous.
+// HEAD~N). A string of at least MinPrefix hex digits only is always an id or prefix;
+// a shorter one (an artifact named "f" or "abc") can be no id, so it names an artifact.
+// No match is CodeUnknownID, more than one CodeAmbiguous.
 func (r *Repo) Resolve(s string) (snapshot.ID, error) {
-	if t := strings.ToLower(strings.TrimSpace(s)); t != "" && strings.Trim(t, "0123456789abcdef") == "" {
+	if t := strings.ToLower(strings.TrimSpace(s)); len(t) >= MinPrefix && strings.Trim(t, "0123456789abcdef") == "" {
 		return ResolveID(r.store, s)
 	}
 	log, err := r.Log()

@@ -131,6 +131,8 @@ func TestResolve(t *testing.T) {
 		{Snapshot: "abce0000000000000000000000000003", Artifact: "orders"},
 		{Snapshot: "abcd0000000000000000000000000002", Artifact: "a~b"},
 		{Snapshot: "abce0000000000000000000000000003", Artifact: "beef"},
+		{Snapshot: "abcd0000000000000000000000000001", Artifact: "f"},
+		{Snapshot: "abce0000000000000000000000000003", Artifact: "f"},
 	} {
 		e.Address, e.Resolution, e.Coverage = "x", "dataset", "COMPLETE"
 		if err := r.AppendLog(e); err != nil {
@@ -161,7 +163,9 @@ func TestResolve(t *testing.T) {
 		{"a~b~0", "abcd0000000000000000000000000002", ""}, // then only the last ~ counts
 		{"a~b~1", "", repo.CodeUnknownID},
 		{"ORDERS", "", repo.CodeUnknownID},
-		{"beef", "", repo.CodeUnknownID}, // hex only: an id prefix, never the artifact "beef"
+		{"beef", "", repo.CodeUnknownID},                // hex only: an id prefix, never the artifact "beef"
+		{"f", "abce0000000000000000000000000003", ""},   // hex but shorter than MinPrefix: no id, a name
+		{"f~1", "abcd0000000000000000000000000001", ""}, // (found scanning vega-datasets' flights as "f")
 	} {
 		id, err := r.Resolve(c.in)
 		if repo.CodeOf(err) != c.code || (c.code == "" && id.String() != c.want) {
