@@ -59,24 +59,11 @@ func TestMain(m *testing.M) {
 // line), without saving the schema registry after each one.
 func benchRepository(b *testing.B) *repo.Repo {
 	benchOnce.Do(func() {
-		if dir, ok, err := testenv.KeptBenchDir(filepath.Join(repo.DirName, repo.ConfigFile), buildBench); ok {
-			if benchErr = err; err == nil {
-				benchRepo, benchErr = repo.Open(filepath.Join(dir, repo.DirName))
-			}
-			return
+		dir, temp, err := testenv.BenchDir("pipewhy-bench-why-", filepath.Join(repo.DirName, repo.ConfigFile), buildBench)
+		if temp {
+			benchDir = dir
 		}
-		base := os.TempDir()
-		if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
-			base = "/dev/shm"
-		}
-		dir, err := os.MkdirTemp(base, "pipewhy-bench-why-")
-		if err != nil {
-			benchErr = err
-			return
-		}
-		benchDir = dir
-		benchErr = buildBench(dir)
-		if benchErr == nil {
+		if benchErr = err; err == nil {
 			benchRepo, benchErr = repo.Open(filepath.Join(dir, repo.DirName))
 		}
 	})

@@ -68,20 +68,27 @@ func MySQLAddress() string {
 // that later runs and the command line reuse it (bench/README.md).
 const BenchDirVar = "PIPEWHY_BENCH_DIR"
 
-// KeptBenchDir returns the directory BenchDirVar names, building its content there
-// first with build when ready (a file of it, relative to the directory) does not exist;
-// ok is false when the variable is not set (the benchmark then builds in a temporary
-// directory of its own). The directory is never removed.
-func KeptBenchDir(ready string, build func(dir string) error) (dir string, ok bool, err error) {
-	dir = os.Getenv(BenchDirVar)
-	if dir == "" {
-		return "", false, nil
+// BenchDir returns the directory of a benchmark's data: the one BenchDirVar names, built
+// there first with build when ready (a file of it, relative to the directory) does not
+// exist, and never removed; or, when the variable is not set, a new directory named
+// prefix… in /dev/shm when there is one (else the temporary directory), built now, which
+// temp reports so that the caller removes it when done.
+func BenchDir(prefix, ready string, build func(dir string) error) (dir string, temp bool, err error) {
+	if dir = os.Getenv(BenchDirVar); dir != "" {
+		if _, err := os.Stat(filepath.Join(dir, ready)); err == nil {
+			return dir, false, nil
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", false, err
+		}
+		return dir, false, build(dir)
 	}
-	if _, err := os.Stat(filepath.Join(dir, ready)); err == nil {
-		return dir, true, nil
+	base := os.TempDir()
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		base = "/dev/shm"
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", true, err
+	if dir, err = os.MkdirTemp(base, prefix); err != nil {
+		return "", false, err
 	}
 	return dir, true, build(dir)
 }

@@ -88,3 +88,25 @@ func TestCIRequiresEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestBenchDir(t *testing.T) {
+	builds := 0
+	build := func(dir string) error {
+		builds++
+		return os.WriteFile(filepath.Join(dir, "ready"), nil, 0o644)
+	}
+	kept := filepath.Join(t.TempDir(), "kept")
+	t.Setenv(BenchDirVar, kept)
+	for range 2 { // built once, then reused as it is
+		dir, temp, err := BenchDir("pipewhy-test-", "ready", build)
+		if err != nil || dir != kept || temp || builds != 1 {
+			t.Fatalf("kept: %q %v %v after %d builds", dir, temp, err, builds)
+		}
+	}
+	t.Setenv(BenchDirVar, "")
+	dir, temp, err := BenchDir("pipewhy-test-", "ready", build)
+	if err != nil || !temp || builds != 2 || !strings.HasPrefix(filepath.Base(dir), "pipewhy-test-") {
+		t.Fatalf("temporary: %q %v %v after %d builds", dir, temp, err, builds)
+	}
+	os.RemoveAll(dir)
+}
