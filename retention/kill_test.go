@@ -1,11 +1,9 @@
 package retention
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -13,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipewhy/pipewhy/internal/testenv"
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/pipewhy/pipewhy/scan"
 	"github.com/pipewhy/pipewhy/snapshot"
@@ -84,26 +83,7 @@ func copyTree(t *testing.T, src, dst string) {
 // and kills it (SIGKILL).
 func killPrune(t *testing.T, dir, stop string, delay time.Duration) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperEnv+"=prune", "REPO="+dir, "STOP_AFTER="+stop)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, _ := bufio.NewReader(stdout).ReadString('\n')
-	if line != "STOP\n" {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("helper said %q: %s", line, stderr.String())
-	}
-	time.Sleep(delay)
-	cmd.Process.Kill()
-	cmd.Wait()
+	testenv.KillAtStop(t, delay, helperEnv+"=prune", "REPO="+dir, "STOP_AFTER="+stop)
 }
 
 // TestPruneKilled kills a prune process after its k-th removal, and at moments spread

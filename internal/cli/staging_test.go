@@ -1,17 +1,16 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/pipewhy/pipewhy/internal/testenv"
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/pipewhy/pipewhy/snapshot"
 	"github.com/pipewhy/pipewhy/snapshot/vfs"
@@ -21,27 +20,7 @@ import (
 // (SIGKILL) while it writes the snapshot and returns the attempt it left in staging.
 func killScanMidWrite(t *testing.T, r, addr string) string {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperEnv+"=scan-until-write", "REPO="+r, "ADDRESS="+addr)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, _ := bufio.NewReader(stdout).ReadString('\n')
-	if line != "STOP\n" {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("helper said %q: %s", line, stderr.String())
-	}
-	if err := cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	cmd.Wait()
+	testenv.KillAtStop(t, 0, helperEnv+"=scan-until-write", "REPO="+r, "ADDRESS="+addr)
 	staging := filepath.Join(r, "store", "staging")
 	ents, err := os.ReadDir(staging)
 	if err != nil || len(ents) != 1 {
