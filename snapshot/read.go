@@ -106,14 +106,24 @@ type ArrayInfo struct {
 	DType      DType
 	Count      uint64
 	ByteLength uint64
-	SHA256     string // 64 lowercase hexadecimal characters
+	SHA256     string // of the logical bytes: 64 lowercase hexadecimal characters
+
+	// Encoding is how the file stores the logical bytes: "" in a C5 version 1 snapshot
+	// (the file is the logical bytes), EncodingRaw or EncodingZstd in a C5-compressed one.
+	// StoredLength and StoredSHA256 are the file's size and SHA-256; in version 1 they
+	// equal ByteLength and SHA256.
+	Encoding     string
+	StoredLength uint64
+	StoredSHA256 string
 }
 
 func (m *manifest) inventory() []ArrayInfo {
 	out := make([]ArrayInfo, 0, len(m.Entries))
 	for k, e := range m.Entries {
+		n, sum := e.stored()
 		out = append(out, ArrayInfo{Key: k, File: e.File, DType: e.DType, Count: e.Count,
-			ByteLength: e.ByteLength, SHA256: hex.EncodeToString(e.SHA256[:])})
+			ByteLength: e.ByteLength, SHA256: hex.EncodeToString(e.SHA256[:]),
+			Encoding: e.Encoding, StoredLength: n, StoredSHA256: hex.EncodeToString(sum[:])})
 	}
 	slices.SortFunc(out, func(a, b ArrayInfo) int { return strings.Compare(a.Key, b.Key) })
 	return out

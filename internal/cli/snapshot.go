@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -330,8 +331,12 @@ func jsonMetadata(md snapshot.Metadata) map[string]any {
 func jsonArrays(inv []snapshot.ArrayInfo) []map[string]any {
 	out := make([]map[string]any, 0, len(inv))
 	for _, a := range inv {
-		out = append(out, map[string]any{"key": a.Key, "file": a.File, "dtype": a.DType.String(),
-			"count": dec(a.Count), "byte_length": dec(a.ByteLength), "sha256": a.SHA256})
+		row := map[string]any{"key": a.Key, "file": a.File, "dtype": a.DType.String(),
+			"count": dec(a.Count), "byte_length": dec(a.ByteLength), "sha256": a.SHA256}
+		if a.Encoding != "" { // the fields of a C5-compressed manifest entry, as stored
+			row["encoding"], row["stored_length"], row["stored_sha256"] = a.Encoding, dec(a.StoredLength), a.StoredSHA256
+		}
+		out = append(out, row)
 	}
 	return out
 }
@@ -365,11 +370,31 @@ func writeShow(w io.Writer, md snapshot.Metadata, inv []snapshot.ArrayInfo) erro
 	fmt.Fprintf(tw, "profile\t%s\n", text(fp.ProfileID))
 	fmt.Fprintf(tw, "schema\t%s\n", text(fp.SourceSchemaID))
 	fmt.Fprintf(tw, "mode\t%s\n", text(fp.Mode))
+	compressed := slices.ContainsFunc(inv, func(a snapshot.ArrayInfo) bool { return a.Encoding != "" })
+	var logical, stored uint64
+	for _, a := range inv {
+		logical, stored = logical+a.ByteLength, stored+a.StoredLength
+	}
+	if compressed {
+		fmt.Fprintf(tw, "layout\tC5-compressed version %d (docs/contracts/C5-compressed.md)\n", snapshot.FormatVersion2)
+		fmt.Fprintf(tw, "size\t%s bytes of arrays, %s stored\n", dec(logical), dec(stored))
+	} else {
+		fmt.Fprintf(tw, "layout\tC5 version %d\n", snapshot.FormatVersion)
+		fmt.Fprintf(tw, "size\t%s bytes of arrays\n", dec(logical))
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\narrays (%d)\n", len(inv))
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if compressed {
+		// BYTES and SHA256 are the logical array's; STORED is its file's size.
+		fmt.Fprintln(tw, "  KEY\tDTYPE\tCOUNT\tBYTES\tENCODING\tSTORED\tSHA256")
+		for _, a := range inv {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.Key, a.DType, dec(a.Count), dec(a.ByteLength), a.Encoding, dec(a.StoredLength), a.SHA256)
+		}
+		return tw.Flush()
+	}
 	fmt.Fprintln(tw, "  KEY\tDTYPE\tCOUNT\tBYTES\tSHA256")
 	for _, a := range inv {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", a.Key, a.DType, dec(a.Count), dec(a.ByteLength), a.SHA256)

@@ -2,10 +2,14 @@ package cli
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -104,6 +108,9 @@ func TestSnapshotShow(t *testing.T) {
 	if cov["status"] != "COMPLETE" || cov["expected_records"] != "3" || cov["returned_records"] != "3" {
 		t.Fatalf("coverage %v", cov)
 	}
+	if _, ok := doc.Arrays[0]["encoding"]; ok {
+		t.Errorf("a C5 version 1 entry shows an encoding: %v", doc.Arrays[0])
+	}
 	if len(doc.Arrays) != 2 || doc.Arrays[0]["key"] != "ids" || doc.Arrays[0]["dtype"] != "uint64" ||
 		doc.Arrays[0]["count"] != "3" || doc.Arrays[0]["byte_length"] != "24" || doc.Arrays[1]["key"] != "kind" ||
 		doc.Arrays[0]["sha256"] != "fcc4cc05323d8851a676a44e87879ee41dff197698e6054d955b561c2bf62df6" {
@@ -111,7 +118,7 @@ func TestSnapshotShow(t *testing.T) {
 	}
 	code, out, _ = run(t, "", "snapshot", "show", "--store", root, a.String())
 	for _, want := range []string{"snapshot     " + a.String(), "parent       -", "coverage     PARTIAL, expected 10, returned 7",
-		"failure      page 3 timed out", "ids   uint64  3      24"} {
+		"failure      page 3 timed out", "layout       C5 version 1\n", "size         25 bytes of arrays\n", "ids   uint64  3      24"} {
 		if code != ExitOK || !strings.Contains(out, want) {
 			t.Errorf("show text lacks %q:\n%s", want, out)
 		}
@@ -220,5 +227,59 @@ func TestSnapshotInspect(t *testing.T) {
 	code, out, _ = run(t, "", "snapshot", "list", "--store", root)
 	if code != ExitOK || strings.Contains(out, id.String()) {
 		t.Fatalf("list shows a staged attempt:\n%s", out)
+	}
+}
+
+// TestSnapshotShowCompressed: in a C5-compressed snapshot (what a new repository writes)
+// show gives every array's encoding, and its stored size and SHA-256 are those of the
+// file on disk, computed here from the file; the text totals the logical and stored bytes.
+func TestSnapshotShowCompressed(t *testing.T) {
+	r := newRepo(t)
+	id := scanShop(t, r, 1, "customers", "customer_id", "record")
+	code, out, errOut := run(t, "", "snapshot", "show", "--repo", r, "--json", id)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Arrays []map[string]string `json:"arrays"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(r, "store", "snapshots", id)
+	var logical, stored uint64
+	zstd := 0
+	for _, a := range doc.Arrays {
+		b, err := os.ReadFile(filepath.Join(dir, a["file"]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(b)
+		if a["stored_length"] != strconv.Itoa(len(b)) || a["stored_sha256"] != hex.EncodeToString(sum[:]) {
+			t.Errorf("%s: stored %s %s, the file has %d bytes, sha256 %x", a["key"], a["stored_length"], a["stored_sha256"], len(b), sum)
+		}
+		switch a["encoding"] {
+		case snapshot.EncodingZstd:
+			zstd++
+		case snapshot.EncodingRaw:
+			if a["stored_length"] != a["byte_length"] || a["stored_sha256"] != a["sha256"] {
+				t.Errorf("%s: a raw entry whose file is not its logical bytes: %v", a["key"], a)
+			}
+		default:
+			t.Errorf("%s: encoding %q", a["key"], a["encoding"])
+		}
+		n, _ := strconv.ParseUint(a["byte_length"], 10, 64)
+		logical += n
+		stored += uint64(len(b))
+	}
+	if len(doc.Arrays) == 0 || zstd == 0 {
+		t.Fatalf("no zstd-blocks array in a new repository's snapshot: %v", doc.Arrays)
+	}
+	code, out, _ = run(t, "", "snapshot", "show", "--repo", r, id)
+	for _, want := range []string{"layout       C5-compressed version 2 ",
+		fmt.Sprintf("size         %d bytes of arrays, %d stored\n", logical, stored), "ENCODING  ", "STORED"} {
+		if code != ExitOK || !strings.Contains(out, want) {
+			t.Errorf("show text lacks %q:\n%s", want, out)
+		}
 	}
 }
