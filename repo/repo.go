@@ -109,19 +109,15 @@ func OpenWith(dir string, opts snapshot.Options) (*Repo, error) {
 	if err != nil {
 		return nil, &Error{Code: CodeIO, Op: "open", Path: abs, Msg: "cannot read configuration", Err: err}
 	}
-	var c config
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil || c.Format != configFormat {
-		return nil, &Error{Code: CodeLayout, Op: "open", Path: abs, Msg: "malformed repository configuration", Err: err}
-	}
-	if c.Version != configVersion {
-		return nil, &Error{Code: CodeLayout, Op: "open", Path: abs, Msg: "unsupported repository version " + strconv.Itoa(c.Version)}
+	c, err := parseConfig(b)
+	if err != nil {
+		return nil, &Error{Code: CodeLayout, Op: "open", Path: abs, Msg: err.Error()}
 	}
 	alg := legacyAlgorithm
 	if c.Algorithm != "" {
 		if alg, err = fingerprint.ParseAlgorithm(c.Algorithm); err != nil {
-			return nil, &Error{Code: CodeLayout, Op: "open", Path: abs, Msg: "the repository's fingerprint algorithm is not one this build knows", Err: err}
+			return nil, &Error{Code: CodeLayout, Op: "open", Path: abs, Msg: "the repository's fingerprint algorithm " +
+				strconv.Quote(c.Algorithm) + " is not one this build knows" + newerHint}
 		}
 	}
 	switch c.SnapshotEncoding {
@@ -129,7 +125,8 @@ func OpenWith(dir string, opts snapshot.Options) (*Repo, error) {
 	case snapshot.EncodingZstd:
 		opts.Compress = true
 	default:
-		return nil, &Error{Code: CodeLayout, Op: "open", Path: abs, Msg: "the repository's snapshot_encoding is not one this build knows"}
+		return nil, &Error{Code: CodeLayout, Op: "open", Path: abs, Msg: "the repository's snapshot_encoding " +
+			strconv.Quote(c.SnapshotEncoding) + " is not one this build knows" + newerHint}
 	}
 	st, err := snapshot.Open(filepath.Join(abs, StoreDir), opts)
 	if err != nil {
@@ -436,4 +433,41 @@ var syncDir = func(dir string) error {
 		err = cerr
 	}
 	return err
+}
+
+// newerHint ends the messages of a configuration that a newer PipeWhy may have written:
+// what the user can do about it.
+const newerHint = " (a newer PipeWhy may have made this repository: use that version or newer)"
+
+// parseConfig decodes repo.json. The version is read before the rest, so that a
+// repository of a later version is refused as such, whatever its fields; in version 1
+// every field must be known (a field this build does not know may change how the
+// repository must be read, so it is never ignored). The errors name the configuration's
+// fields and values, never anything read from a data source.
+func parseConfig(b []byte) (config, error) {
+	var head struct {
+		Format  string `json:"format"`
+		Version int    `json:"version"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil || head.Format != configFormat {
+		return config{}, errors.New("malformed repository configuration " + ConfigFile + ": not a " + configFormat + " document")
+	}
+	if head.Version != configVersion {
+		msg := "unsupported repository version " + strconv.Itoa(head.Version) + " (this build reads version " + strconv.Itoa(configVersion) + ")"
+		if head.Version > configVersion {
+			msg += newerHint
+		}
+		return config{}, errors.New(msg)
+	}
+	var c config
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		// encoding/json names an unknown field as `json: unknown field "name"`.
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return config{}, errors.New(ConfigFile + " has a field this build does not know, " + name + newerHint)
+		}
+		return config{}, errors.New("malformed repository configuration " + ConfigFile + ": " + err.Error())
+	}
+	return c, nil
 }

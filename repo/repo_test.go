@@ -267,3 +267,48 @@ func TestConcurrentScansKeepRegistry(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenConfigErrors: a repo.json this build cannot read is refused with CodeLayout and
+// a message that says what is wrong, and, where a newer PipeWhy may have written it, what
+// to do; never a decoder's bare message.
+func TestOpenConfigErrors(t *testing.T) {
+	const newer = "(a newer PipeWhy may have made this repository: use that version or newer)"
+	tests := []struct {
+		name, config string
+		want         []string
+		notWant      string
+	}{
+		{"not json", `{"format":`, []string{"malformed repository configuration repo.json: not a pipewhy.repo document"}, newer},
+		{"other format", `{"format":"pipewhy.other","version":1}`, []string{"not a pipewhy.repo document"}, newer},
+		{"later version", `{"format":"pipewhy.repo","version":2,"whatever":[1]}`, []string{"unsupported repository version 2 (this build reads version 1)", newer}, ""},
+		{"version 0", `{"format":"pipewhy.repo","version":0}`, []string{"unsupported repository version 0 (this build reads version 1)"}, newer},
+		{"unknown field", `{"format":"pipewhy.repo","version":1,"future_thing":"x"}`, []string{`repo.json has a field this build does not know, "future_thing"`, newer}, "json:"},
+		{"field of the wrong type", `{"format":"pipewhy.repo","version":1,"algorithm":7}`, []string{"malformed repository configuration repo.json: "}, newer},
+		{"unknown encoding", `{"format":"pipewhy.repo","version":1,"snapshot_encoding":"lz4"}`, []string{`snapshot_encoding "lz4" is not one this build knows`, newer}, ""},
+		{"unknown algorithm", `{"format":"pipewhy.repo","version":1,"algorithm":"pipewhy.fingerprint/xxh3-128-columnar/v9"}`,
+			[]string{`fingerprint algorithm "pipewhy.fingerprint/xxh3-128-columnar/v9" is not one this build knows`, newer}, ""},
+	}
+	r, err := repo.Init(filepath.Join(t.TempDir(), "r"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(r.Dir(), repo.ConfigFile)
+	for _, tt := range tests {
+		if err := os.WriteFile(cfg, []byte(tt.config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := repo.Open(r.Dir())
+		if repo.CodeOf(err) != repo.CodeLayout {
+			t.Errorf("%s: %v, want code %s", tt.name, err, repo.CodeLayout)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %q lacks %q", tt.name, err, w)
+			}
+		}
+		if tt.notWant != "" && strings.Contains(err.Error(), tt.notWant) {
+			t.Errorf("%s: %q holds %q", tt.name, err, tt.notWant)
+		}
+	}
+}
