@@ -30,7 +30,7 @@ repository's or not.
   pipewhy snapshot list                 published snapshots, each verified
   pipewhy snapshot show ID              how one snapshot is stored: metadata, array files, checksums
   pipewhy snapshot verify [ID...]       check every stored byte (all snapshots when no ID)
-  pipewhy snapshot inspect              unpublished attempts an interrupted scan left behind
+  pipewhy snapshot inspect              unpublished attempts interrupted scans or removals left behind
   pipewhy snapshot gc-staging           remove those attempts (--dry-run first to see them)
   pipewhy snapshot prune --keep-last N  remove old scans by a retention rule (--dry-run first)
 
@@ -194,7 +194,8 @@ other error.`,
 		Use:   "inspect",
 		Short: "Report unpublished attempts left in staging, with their phase (read-only)",
 		Long: `Inspect reports every attempt in the store's staging directory: what a scan that was
-interrupted, killed or failed while writing its snapshot left behind. Each has a phase:
+interrupted, killed or failed while writing its snapshot left behind, or a removal
+(prune, gc-staging) that was interrupted. Each has a phase:
 STAGING (being written, or interrupted: no completion marker), VALIDATED (a complete
 package that passes every check but was never published), INVALID or UNAVAILABLE, and a
 diagnostic. Inspect changes nothing; 'pipewhy snapshot gc-staging' removes attempts.`,

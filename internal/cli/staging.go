@@ -14,7 +14,8 @@ import (
 )
 
 // stagingNote tells, in one line on w, what unpublished attempts the store's staging
-// directory holds (what interrupted or failed scans left behind) and which commands
+// directory holds (what interrupted or failed scans, and interrupted removals, left
+// behind) and which commands
 // show and remove them. It says nothing when staging is empty. It reads directory
 // entries only, so it is cheap whatever their size.
 func stagingNote(w io.Writer, st *snapshot.Store) {
@@ -34,9 +35,9 @@ func stagingNote(w io.Writer, st *snapshot.Store) {
 	if n == 0 {
 		return
 	}
-	what := "1 unpublished attempt (an interrupted or failed scan) holds"
+	what := "1 unpublished attempt (of an interrupted or failed scan or removal) holds"
 	if n > 1 {
-		what = fmt.Sprintf("%d unpublished attempts (interrupted or failed scans) hold", n)
+		what = fmt.Sprintf("%d unpublished attempts (of interrupted or failed scans or removals) hold", n)
 	}
 	fmt.Fprintf(w, "pipewhy: note: %s %s in %s; 'pipewhy snapshot inspect' shows them, 'pipewhy snapshot gc-staging' removes them\n",
 		what, bytesText(bytes), filepath.Join(st.Root(), "staging"))
@@ -47,10 +48,11 @@ func newGCStagingCommand(s streams, open func(*cobra.Command) (*snapshot.Store, 
 	var dryRun bool
 	cmd := &cobra.Command{
 		Use:   "gc-staging",
-		Short: "Remove the unpublished attempts interrupted or failed scans left in staging",
+		Short: "Remove what interrupted or failed scans and removals left in staging",
 		Long: `Gc-staging removes what scans that were interrupted, killed or failed while writing
-their snapshot left in the store's staging directory (listed by 'pipewhy snapshot
-inspect'). Published snapshots are never touched: only directories named like
+their snapshot left in the store's staging directory, and what an interrupted removal
+('pipewhy snapshot prune', or gc-staging itself) left there half-deleted (listed by
+'pipewhy snapshot inspect'). Published snapshots are never touched: only directories named like
 attempts, directly in the staging directory, are removed, and symbolic links are
 never followed.
 

@@ -38,7 +38,7 @@ func TestInterruptedScan(t *testing.T) {
 	kept := scanShop(t, r, 1, "customers", "customer_id", "value")
 	attempt := killScanMidWrite(t, r, filepath.Join(shop, "v1", "orders.csv"))
 	size := dirSize(t, attempt)
-	note := "pipewhy: note: 1 unpublished attempt (an interrupted or failed scan) holds " + bytesText(size) + " in " +
+	note := "pipewhy: note: 1 unpublished attempt (of an interrupted or failed scan or removal) holds " + bytesText(size) + " in " +
 		filepath.Join(r, "store", "staging") + "; 'pipewhy snapshot inspect' shows them, 'pipewhy snapshot gc-staging' removes them\n"
 
 	code, out, e := runCLI(t, "log", "--repo", r)
