@@ -102,8 +102,9 @@ type column struct {
 	bools  [2]Digest                       // FD([id, BOOL, 1, 0]), FD([id, BOOL, 1, 1])
 	one    [normalize.Nested + 1]headState // per type code: [id, code, 1 | v]
 	empty  [2]Digest                       // TEXT, BYTES: FD([id, code, 1, 0])
-	short1 [2]headState                    // TEXT, BYTES of 1..8 bytes: [id, code, 2 | n, x]
-	short2 [2][8]headState                 // TEXT, BYTES of n = 9..16 bytes: [id, code, 3, n | x0, x1]
+	// TEXT, BYTES of n bytes: [id, code, 2 | n, x] for n = 1..8, [id, code, 3, n | x0, x1]
+	// for n = 9..16 (short[j][0] unused)
+	short [2][17]headState
 }
 
 // headState is XXH3-128's 17–128-byte path over K_F ‖ frame up to the frame's last 16
@@ -149,9 +150,11 @@ func NewColumnar(c Context, fields []uint64) (*Columnar, error) {
 		}
 		for j, code := range []uint64{uint64(normalize.Text), uint64(normalize.Bytes)} {
 			col.empty[j] = h.field([]uint64{id, code, 1, 0})
-			col.short1[j] = head(id, code, 2, 0, 0)
-			for n := range col.short2[j] {
-				col.short2[j][n] = head(id, code, 3, uint64(9+n), 0, 0)
+			for n := 1; n <= 8; n++ {
+				col.short[j][n] = head(id, code, 2, 0, 0)
+			}
+			for n := 9; n <= 16; n++ {
+				col.short[j][n] = head(id, code, 3, uint64(n), 0, 0)
 			}
 		}
 		col.absent[0] = h.field([]uint64{id, uint64(normalize.Missing), 0})
@@ -374,6 +377,7 @@ func Strings[O int32 | int64](k *Columnar, t Tile, col int, code normalize.TypeC
 	var fr [shortMaxWords]uint64
 	fr[0], fr[1] = c.id, uint64(code)
 	j := int(code - normalize.Text) // 0 TEXT, 1 BYTES
+	heads, x01 := &c.short[j], k.x01
 	for r := range rows {
 		var d Digest
 		if valid.Bits != nil && !valid.valid(r) {
@@ -385,7 +389,24 @@ func Strings[O int32 | int64](k *Columnar, t Tile, col int, code normalize.TypeC
 				x.Record = r
 				return Digest{}, x
 			}
-			d = k.bytesDigest(c, j, &fr, data, int(lo), int(hi))
+			if n := hi - lo; n >= 1 && n <= 16 && lo <= int64(len(data))-16 {
+				// 1 to 16 bytes with 16 readable from the first (Arrow pads its
+				// buffers; the last values of a buffer take bytesDigest): the frame's
+				// last two words without a branch on the length, [n, x] up to 8 bytes,
+				// [x0, x1] above, the bytes after the value masked off.
+				v := data[lo : lo+16]
+				a, b := binary.LittleEndian.Uint64(v), binary.LittleEndian.Uint64(v[8:])
+				big := uint64(n-1) >> 3 // 0 for 1..8 bytes, 1 for 9..16
+				w0, w1 := uint64(n), a
+				if big != 0 {
+					w0, w1 = a, b
+				}
+				w1 &= ^uint64(0) >> (64 - 8*(uint64(n)-8*big))
+				l, h := tailMix(heads[n], w0, w1)
+				d = finishShort(l, h^x01, 72+8*big)
+			} else {
+				d = k.bytesDigest(c, j, &fr, data, int(lo), int(hi))
+			}
 		}
 		out[r*t.Cols] = d
 		sum.Lo += d.Lo
@@ -408,10 +429,10 @@ func (k *Columnar) bytesDigest(c *column, j int, fr *[shortMaxWords]uint64, data
 	case n == 0:
 		return c.empty[j]
 	case n <= 8:
-		l, h := tailMix(c.short1[j], uint64(n), loadTail(data, lo, n))
+		l, h := tailMix(c.short[j][n], uint64(n), loadTail(data, lo, n))
 		return finishShort(l, h^k.x01, 72)
 	case n <= 16:
-		l, h := tailMix(c.short2[j][n-9], binary.LittleEndian.Uint64(data[lo:]), loadTail(data, lo+8, n-8))
+		l, h := tailMix(c.short[j][n], binary.LittleEndian.Uint64(data[lo:]), loadTail(data, lo+8, n-8))
 		return finishShort(l, h^k.x01, 80)
 	}
 	w := (n + 7) / 8

@@ -585,3 +585,41 @@ func TestHead17(t *testing.T) {
 		}
 	}
 }
+
+// TestColumnarShortStrings checks the Strings kernel on values of 0 to 24 bytes at every
+// position of a buffer whose other bytes are random (so the bytes after a value are not
+// zero), the last values of the buffer included (where fewer than 16 bytes follow the
+// value's start), against XXH3-128 (zeebo/xxh3) of the C2 frame.
+func TestColumnarShortStrings(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 12))
+	c := v2Context(t, Multiset)
+	k, err := NewColumnar(c, kernelFields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, code := range []normalize.TypeCode{normalize.Text, normalize.Bytes} {
+		col := map[normalize.TypeCode]int{normalize.Text: colText, normalize.Bytes: colBytes}[code]
+		for n := 0; n <= 24; n++ {
+			data := make([]byte, 40+n)
+			for i := range data {
+				data[i] = byte(r.Uint32()) | 0x80 // no zero byte: a missing mask shows
+			}
+			var offs []int32
+			for lo := 0; lo+n <= len(data); lo++ {
+				offs = append(offs, int32(lo), int32(lo+n))
+			}
+			// Row i is data[offs[2i]:offs[2i+1]]: one-row calls, every start position.
+			tile := NewTile(1, len(kernelFields))
+			for i := 0; i < len(offs); i += 2 {
+				sum, err := Strings(k, tile, col, code, offs[i:i+2], data, Validity{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := refField(c, frame(kernelFields[col], code, packed(data[offs[i]:offs[i+1]])...))
+				if got := tile.Digests[col]; got != want || sum != want {
+					t.Fatalf("%v of %d bytes at %d of %d: %x (sum %x), XXH3-128 %x", code, n, offs[i], len(data), got, sum, want)
+				}
+			}
+		}
+	}
+}

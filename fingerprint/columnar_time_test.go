@@ -61,6 +61,31 @@ func randTimestamps(r *rand.Rand, n int, perSecond int64) []int64 {
 	return vals
 }
 
+// clusteredTimestamps returns n ascending counts of unit perSecond a few hours apart at
+// most, so that runs of values share a day and others cross midnight (the kernel's
+// per-day cache), starting anywhere in the C2 range; nanosecond counts get sub-microsecond
+// parts on some values and not on others.
+func clusteredTimestamps(r *rand.Rand, n int, perSecond int64) []int64 {
+	lo, hi := tsBounds(perSecond)
+	step := 3 * 3600 * perSecond
+	x := lo + int64(r.Uint64N(uint64(hi-lo)/2)) // hi-lo wraps for nanoseconds; as uint64 it is exact
+	if r.IntN(2) == 0 {                         // around the epoch: negative days
+		x = -r.Int64N(3 * 86400 * perSecond)
+	}
+	vals := make([]int64, n)
+	for i := range vals {
+		if x > hi-step { // stay in range
+			x = hi - step
+		}
+		x += r.Int64N(step)
+		if perSecond == 1_000_000_000 && r.IntN(2) == 0 {
+			x -= x % 1000
+		}
+		vals[i] = x
+	}
+	return vals
+}
+
 // scalarTimestamp returns the C2 frame of count x of unit perSecond in field id, naive
 // or UTC, from the time package's calendar and the scalar encoder under profile.
 func scalarTimestamp(t *testing.T, id uint64, x, perSecond int64, utc bool, profile normalize.Profile) []uint64 {
@@ -102,6 +127,9 @@ func TestColumnarTimestamps(t *testing.T) {
 			for _, unit := range tsUnits {
 				for _, zone := range []TimestampZone{TimestampNaive, TimestampUTC} {
 					vals := randTimestamps(r, rows, unit)
+					if trial%3 == 0 {
+						vals = clusteredTimestamps(r, rows, unit)
+					}
 					valid := randValidity(r, rows)
 					profile := []normalize.Profile{normalize.StrictV1Ext1, normalize.LogicalV1Ext1}[trial%2]
 					sum, inRange, err := Timestamps(k, tile, colTime, vals, unit, zone, valid)
@@ -159,6 +187,116 @@ func TestColumnarTimestampsRange(t *testing.T) {
 			t.Errorf("%s: no error", name)
 		}
 	}
+}
+
+// TestTSHash checks the timestamp frame hash against XXH3-128 of the built message
+// (zeebo/xxh3 over K_F ‖ frame, refField) for every frame length it serves and both type
+// codes, with every word random or at a limit (not only civil times: the hash does not
+// depend on what the words mean), and the secret words it names against the default
+// secret.
+func TestTSHash(t *testing.T) {
+	for off, w := range map[int]uint64{56: secret56, 64: secret64, 72: secret72, 80: secret80, 88: secret88, 96: secret96, 104: secret104} {
+		if w != sw[off] {
+			t.Fatalf("secret%d = %#x, default secret %#x", off, w, sw[off])
+		}
+	}
+	r := rand.New(rand.NewPCG(21, 11))
+	edge := []uint64{0, 1, 2, 12, 1 << 63, math.MaxUint64, math.MaxUint64 - 1, 1<<32 - 1, 1 << 32}
+	word := func() uint64 {
+		if r.IntN(3) == 0 {
+			return edge[r.IntN(len(edge))]
+		}
+		return r.Uint64()
+	}
+	for _, c := range []Context{v2Context(t, Multiset), v2Context(t, Ordered)} {
+		keys := newV2Keys(c)
+		for n := tsMinFrame; n < tsMaxFrame; n++ {
+			for range 3000 {
+				fr := make([]uint64, n)
+				for i := range fr {
+					fr[i] = word()
+				}
+				h := newTSHash(&keys.sField, fr)
+				tc := r.IntN(2)
+				fr[1] = []uint64{uint64(normalize.Timestamp), uint64(normalize.TimestampNS)}[tc]
+				dp := h.day(fr[3], fr[4], fr[5])
+				if got, want := h.sum(tc, &dp, fr[6], fr[7], fr[8], fr[9]), refField(c, fr); got != want {
+					t.Fatalf("frame %v: %x, XXH3-128 %x", fr, got, want)
+				}
+			}
+		}
+		for _, n := range []int{tsMinFrame - 1, tsMaxFrame} {
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("newTSHash accepted a frame of %d words", n)
+					}
+				}()
+				newTSHash(&keys.sField, make([]uint64, n))
+			}()
+		}
+	}
+}
+
+// FuzzTimestamps: the Timestamps kernel on three arbitrary counts of any unit, naive or
+// UTC, some rows null, gives exactly XXH3-128 (zeebo/xxh3) of the frame the time package
+// and the scalar C2 encoder make of each value, and refuses the column exactly when a
+// valid count lies outside years 1..9999.
+func FuzzTimestamps(f *testing.F) {
+	for _, unit := range tsUnits {
+		lo, hi := tsBounds(unit)
+		f.Add(lo, hi, int64(0), uint8(len(f.Name())%4), false, uint8(0))
+		f.Add(lo-1, hi+1, int64(-1), uint8(0), true, uint8(3))
+		f.Add(int64(951_782_400)*unit, int64(-unit), unit-1, uint8(0), true, uint8(0)) // 2000-02-29
+	}
+	f.Add(int64(-1), int64(1), int64(1_000), uint8(3), false, uint8(0))
+	f.Add(int64(math.MinInt64), int64(math.MaxInt64), int64(-999), uint8(3), true, uint8(2))
+	c := v2Context(f, Multiset)
+	k, err := NewColumnar(c, kernelFields)
+	if err != nil {
+		f.Fatal(err)
+	}
+	tile := NewTile(3, len(kernelFields))
+	f.Fuzz(func(t *testing.T, a, b, x int64, unitIx uint8, utc bool, nulls uint8) {
+		unit := tsUnits[unitIx%4]
+		vals := []int64{a, b, x}
+		valid := Validity{Bits: []byte{^nulls}}
+		zone := TimestampNaive
+		if utc {
+			zone = TimestampUTC
+		}
+		sum, inRange, err := Timestamps(k, tile, colTime, vals, unit, zone, valid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, hi := tsBounds(unit)
+		out := false
+		for i, v := range vals {
+			out = out || isValid(valid, i) && (v < lo || v > hi)
+		}
+		if inRange == out {
+			t.Fatalf("values %v unit %d nulls %b: inRange %v", vals, unit, nulls, inRange)
+		}
+		if !inRange {
+			return
+		}
+		var want Digest
+		for i, v := range vals {
+			fr := frame(kernelFields[colTime], normalize.Null)
+			if isValid(valid, i) {
+				fr = scalarTimestamp(t, kernelFields[colTime], v, unit, utc, normalize.StrictV1Ext1)
+			}
+			d := refField(c, fr)
+			if got := tile.Digests[i*tile.Cols+colTime]; got != d {
+				t.Fatalf("value %d unit %d: %x, XXH3-128 of %v %x", v, unit, got, fr, d)
+			}
+			want.Lo += d.Lo
+			want.Hi += d.Hi
+		}
+		if sum != want {
+			t.Fatalf("sum %x, want %x", sum, want)
+		}
+	})
 }
 
 func third[A, B any](_ A, _ B, err error) error { return err }

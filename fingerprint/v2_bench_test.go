@@ -102,6 +102,17 @@ func BenchmarkColumnarKernels(b *testing.B) {
 		offs, data := text(size)
 		run("text"+uitoa(uint64(size)), func() { check(Strings(k, tile, 3, normalize.Text, offs, data, Validity{})) })
 	}
+	{ // random lengths of 8 to 16 bytes, as in bench/algorithms.sh's entropy file
+		offs := []int32{0}
+		var data []byte
+		for range n {
+			for range 8 + rng.IntN(9) {
+				data = append(data, byte('a'+rng.IntN(26)))
+			}
+			offs = append(offs, int32(len(data)))
+		}
+		run("text8to16", func() { check(Strings(k, tile, 3, normalize.Text, offs, data, Validity{})) })
+	}
 	run("timestamp-frames", func() { check(k.Frames(tile, 4, n, utc)) })
 	// The same instants' kind of values as counts: random microseconds in 1970..2100.
 	us := make([]int64, n)
