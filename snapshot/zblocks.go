@@ -112,6 +112,10 @@ type zReader struct {
 	raw   []byte
 	off   int // read position in raw
 	err   error
+	// sum, when set, hashes the decoded bytes; at the end of the stream they must hash
+	// to wantSum (the manifest's logical sha256), else the stream ends in an error.
+	sum     hash.Hash
+	wantSum [32]byte
 }
 
 func newZReader(src io.Reader, path string, width int, want uint64) *zReader {
@@ -128,6 +132,15 @@ func (z *zReader) Read(p []byte) (int, error) {
 			return 0, z.err
 		}
 		z.err = z.next()
+		if z.sum != nil {
+			z.sum.Write(z.raw)
+			if z.err == io.EOF {
+				var got [32]byte
+				if z.sum.Sum(got[:0]); got != z.wantSum {
+					z.err = z.corrupt("SHA-256 of the decoded payload does not match the manifest sha256", nil)
+				}
+			}
+		}
 	}
 	n := copy(p, z.raw[z.off:])
 	z.off += n
