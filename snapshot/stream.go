@@ -138,9 +138,9 @@ func cmpErr(err error) error {
 
 // End checks that the whole payload has been read and is valid to its end: no element
 // is left, the file ends there and, for a zstd-blocks payload, the SHA-256 of its
-// decoded bytes equals the manifest's sha256. Any failure is a *StorageIntegrityError
-// naming the file. A streaming consumer calls it on every array before it reports a
-// result read from them.
+// decoded bytes equals the manifest's sha256. A failure is a *StorageIntegrityError
+// naming the file, or an *Error with CodeIO when the file cannot be read. A streaming
+// consumer calls it on every array before it reports a result read from them.
 func (r *ArrayReader) End() error {
 	if r.left != 0 {
 		return &StorageIntegrityError{Path: r.path, Reason: "payload not read to its manifest count"}
@@ -152,10 +152,11 @@ func (r *ArrayReader) End() error {
 	}
 	if err != io.EOF {
 		var ie *StorageIntegrityError
-		if errors.As(err, &ie) {
-			return err
+		var e *Error
+		if errors.As(err, &ie) || errors.As(err, &e) {
+			return err // the zstd reader's verdict, or its I/O error
 		}
-		return &StorageIntegrityError{Path: r.path, Reason: "payload cannot be read to its end", Err: err}
+		return &Error{Code: CodeIO, Op: "read", Path: r.path, Err: err}
 	}
 	return nil
 }
