@@ -223,7 +223,7 @@ func streamDiff(r *Report, a, b *repo.Scan, o Options, values bool) (c Counts, a
 	if err != nil {
 		return c, nil, nil, nil, err
 	}
-	defer func() { err = errors.Join(err, ra.Close(), rb.Close()) }()
+	defer func() { err = closeStreams(err, ra, rb) }()
 	keep := func(s []pick, key []uint64, fill func(*pick)) []pick {
 		if o.Limit <= 0 || len(s) == o.Limit && !lessKey(key, s[len(s)-1].key) {
 			return s
@@ -263,12 +263,23 @@ func entryValueDiff(ea, eb *repo.Entry, fields []FieldCount, idx map[uint64]int,
 	}, nil)
 }
 
+// closeStreams closes both streams. The merge's error, when there is one, is the error,
+// unwrapped (a joined error would hide its code from a caller that walks one chain); a
+// close error of read-only files matters only when the merge succeeded.
+func closeStreams(err error, ra, rb *repo.EntryReader) error {
+	cerr := errors.Join(ra.Close(), rb.Close())
+	if err != nil {
+		return err
+	}
+	return cerr
+}
+
 // streamRecordsOnly is the Merge of equalStates over record streams.
 func streamRecordsOnly(o Options, a, b *repo.Scan) (c Counts, err error) {
 	ra, rb, err := openStreams(o, repo.PartRecords, a, b)
 	if err != nil {
 		return c, err
 	}
-	defer func() { err = errors.Join(err, ra.Close(), rb.Close()) }()
+	defer func() { err = closeStreams(err, ra, rb) }()
 	return MergeStreams(ra, rb, nil)
 }

@@ -68,6 +68,9 @@ func (r *Repo) Entries(s *Scan, parts Parts, fn snapshot.ProgressFunc) (*EntryRe
 		return a, nil
 	}
 	fail := func(err error) (*EntryReader, error) {
+		if derr := er.integrity(err); derr != nil {
+			err = derr // the bad content is a payload that fails its checksum
+		}
 		_ = er.Close() // read only; the open error is the one to report
 		return nil, &Error{Code: CodeFormat, Op: "load", Path: r.store.Path(id), Msg: "cannot open snapshot", Err: err}
 	}
@@ -117,7 +120,34 @@ func (er *EntryReader) readOne(a *snapshot.ArrayReader) uint64 {
 	return er.one[0]
 }
 
+// bad is the error of content that breaks a rule of the entry stream. Bad content may
+// be the decoded bytes of a compressed payload that fails its logical SHA-256, which
+// is checked only at the end of the stream: bad reads the arrays to their ends first,
+// and a storage integrity error found there is the error (as the checksum pass of an
+// uncompressed snapshot would have reported before any entry was read).
 func (er *EntryReader) bad(msg string, err error) error {
+	if derr := er.integrity(err); derr != nil {
+		return er.fail("payload", derr)
+	}
+	return er.fail(msg, err)
+}
+
+// integrity drains every array (unless err already is one) and returns the first
+// storage integrity error found, or nil.
+func (er *EntryReader) integrity(err error) error {
+	var ie *snapshot.StorageIntegrityError
+	if errors.As(err, &ie) {
+		return nil
+	}
+	for _, a := range er.all {
+		if derr := a.Drain(); errors.As(derr, &ie) {
+			return derr
+		}
+	}
+	return nil
+}
+
+func (er *EntryReader) fail(msg string, err error) error {
 	return &Error{Code: CodeFormat, Op: "load", Msg: msg + " (entry stream of " + er.id.String() + ")", Err: err}
 }
 
@@ -128,6 +158,14 @@ func (er *EntryReader) Next() (*Entry, bool, error) {
 		for _, a := range er.all {
 			if a.Left() != 0 {
 				return nil, false, er.bad("an array is longer than its records", nil)
+			}
+		}
+		// The end of the stream is where a compressed payload's logical SHA-256 is
+		// checked (snapshot.ArrayReader.End): no entry stream ends successfully on
+		// bytes that fail it, so a merge reports nothing from them.
+		for _, a := range er.all {
+			if err := a.End(); err != nil {
+				return nil, false, er.fail("payload", err)
 			}
 		}
 		return nil, false, nil

@@ -249,6 +249,39 @@ func TestCompressedFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantIntegrity(t, s.Verify(mustID(t, fixtureID)), "array-a.bin")
+	// The two-pass reader: VerifyArrays checks only the stored bytes (which match their
+	// fixed-up stored_sha256), and the stream that decodes them reads the three
+	// elements (1, 2 and the 8s) and fails at its end, on the logical sha256.
+	if err := s.VerifyArrays(mustID(t, fixtureID), nil, nil); err != nil {
+		t.Fatalf("VerifyArrays checks the stored bytes only: %v", err)
+	}
+	ar, err := s.ReadArray(mustID(t, fixtureID), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := make([]uint64, 3)
+	if err := ar.Uint64s(v); err != nil || v[2] != 0x0808080808080808 {
+		t.Fatalf("decoded %x, %v", v, err)
+	}
+	wantIntegrity(t, ar.End(), "array-a.bin")
+	ar.Close()
+	// Unread elements, and Drain, which reads them: the same verdict.
+	ar, err = s.ReadArray(mustID(t, fixtureID), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIntegrity(t, ar.End(), "array-a.bin")
+	wantIntegrity(t, ar.Drain(), "array-a.bin")
+	ar.Close()
+	// The raw array beside it ends cleanly.
+	ar, err = s.ReadArray(mustID(t, fixtureID), "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ar.Drain(); err != nil {
+		t.Fatalf("raw array: %v", err)
+	}
+	ar.Close()
 	// A truncated payload: a size mismatch before anything is decoded, and a streaming
 	// reader of a file cut after the check gets an integrity error, not a panic.
 	if err := os.WriteFile(filepath.Join(dir, "array-a.bin"), zFixture[:40], 0o644); err != nil {
@@ -283,11 +316,31 @@ func TestCompressedCorruptStream(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Read without the checksum pass: a damaged block fails as it is decoded, a
+		// block that still decodes fails at the end, on the logical sha256.
 		v := make([]uint64, 3)
 		rerr := ar.Uint64s(v)
-		ar.Close()
-		if rerr != nil {
-			wantIntegrity(t, rerr, "array-ids.bin")
+		if rerr == nil {
+			rerr = ar.End()
 		}
+		ar.Close()
+		wantIntegrity(t, rerr, "array-ids.bin")
+		// VerifyArrays reads only the stored bytes, and catches them all.
+		wantIntegrity(t, s.VerifyArrays(id, nil, nil), "array-ids.bin")
+	}
+	// Undamaged, the stream ends cleanly.
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.VerifyArrays(id, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	ar, err := s.ReadArray(id, "ids")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ar.Close()
+	if err := ar.Drain(); err != nil {
+		t.Fatal(err)
 	}
 }

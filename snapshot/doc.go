@@ -147,8 +147,11 @@
 // instead of publishing a half-deleted package. Staging lists what is there cheaply
 // (sizes and modification times, nothing read). A child snapshot records its parent ID but opening it
 // never needs the parent. Open reads whole payloads into memory; VerifyArrays then
-// ReadArray read chosen payloads as streams (checksums verified in a first pass, then
-// the payloads read from start to end), in memory independent of their size.
+// ReadArray read chosen payloads as streams (the stored bytes' checksums verified in a
+// first pass, then the payloads read from start to end), in memory independent of their
+// size. A zstd-blocks payload is decoded once, by the second pass, which checks its
+// logical SHA-256 when it ends (ArrayReader.End): the split of PW-C5Z.04 in
+// docs/contracts/C5-compressed.md, whose consumer reports nothing until End passes.
 //
 // # Streamed writing
 //

@@ -138,6 +138,16 @@ func (m *manifest) payloadBytes() uint64 {
 	return n
 }
 
+// storedOf is the stored_length (the file size) of the entries keys names.
+func (m *manifest) storedOf(keys []string) uint64 {
+	var n uint64
+	for _, k := range keys {
+		stored, _ := m.Entries[k].stored()
+		n += stored
+	}
+	return n
+}
+
 // bytesOf is the payload bytes of the entries keys names.
 func (m *manifest) bytesOf(keys []string) uint64 {
 	var n uint64
@@ -205,6 +215,7 @@ type checkLevel int
 
 const (
 	checkStructure checkLevel = iota // marker, manifest, exact inventory, file sizes
+	checkStored                      // and every payload's stored_sha256, streamed (no decoding)
 	checkSums                        // and every payload's SHA-256, streamed
 	checkLoad                        // and the payloads read into owned Arrays
 )
@@ -322,7 +333,11 @@ func (s *Store) check(dir string, id ID, level checkLevel, sel func(string) bool
 	if level == checkLoad {
 		arrays = make(map[string]Array, len(keys))
 	}
-	data, err := s.hashFiles(dir, m, keys, level == checkLoad, "SHA-256 does not match the manifest", newMeter(fn, StepRead, m.bytesOf(keys)))
+	total := m.bytesOf(keys)
+	if level == checkStored {
+		total = m.storedOf(keys)
+	}
+	data, err := s.hashFiles(dir, m, keys, level == checkLoad, level == checkStored, "SHA-256 does not match the manifest", newMeter(fn, StepRead, total))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -348,7 +363,7 @@ func (s *Store) checkStaged(dir string, m *manifest, man []byte, fn ProgressFunc
 	if _, err := decodeManifest(got); err != nil {
 		return &StorageIntegrityError{Path: manPath, Reason: "invalid manifest", Err: err}
 	}
-	_, err = s.hashFiles(dir, m, slices.Sorted(maps.Keys(m.Entries)), false, "staged payload SHA-256 does not match", newMeter(fn, StepVerify, m.payloadBytes()))
+	_, err = s.hashFiles(dir, m, slices.Sorted(maps.Keys(m.Entries)), false, false, "staged payload SHA-256 does not match", newMeter(fn, StepVerify, m.payloadBytes()))
 	return err
 }
 
@@ -386,13 +401,16 @@ func (s *Store) readSmall(path string, max int64) ([]byte, error) {
 
 // hashFiles checks the payload files of the manifest entries keys in dir: each holds
 // exactly its byte_length and has its SHA-256 (else a StorageIntegrityError with reason
-// mismatch). With keep it returns their bytes, in the order of keys. The files are opened
+// mismatch). With keep it returns their bytes, in the order of keys. With storedOnly a
+// zstd-blocks payload is checked against its stored_sha256 only, without decoding it:
+// the first pass of a streaming reader, whose second pass (ReadArray) decodes it and
+// checks the block rules and its logical sha256 (PW-C5Z.04). The files are opened
 // one after another in key order, so a filesystem hook sees the operations in the same
 // order whatever the core count; they are read and hashed on up to GOMAXPROCS goroutines,
 // since SHA-256 is most of the cost of loading a large snapshot. The error is the one a
 // check of one key after the other would meet first: the files before a file that cannot
 // be opened are checked first.
-func (s *Store) hashFiles(dir string, m *manifest, keys []string, keep bool, mismatch string, progress *meter) ([][]byte, error) {
+func (s *Store) hashFiles(dir string, m *manifest, keys []string, keep, storedOnly bool, mismatch string, progress *meter) ([][]byte, error) {
 	files := make([]vfs.File, 0, len(keys))
 	defer func() {
 		for _, f := range files {
@@ -432,11 +450,12 @@ func (s *Store) hashFiles(dir string, m *manifest, keys []string, keep bool, mis
 			buf := make([]byte, scratch)
 			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
 				e := m.Entries[keys[i]]
-				if e.zstd() {
+				if e.zstd() && !storedOnly {
 					data[i], sums[i], logical[i], errs[i] = hashZstd(files[i], filepath.Join(dir, e.File), &e, keep, progress)
 					continue
 				}
-				data[i], sums[i], errs[i] = hashFile(files[i], filepath.Join(dir, e.File), e.ByteLength, keep, buf, progress)
+				n, _ := e.stored()
+				data[i], sums[i], errs[i] = hashFile(files[i], filepath.Join(dir, e.File), n, keep, buf, progress)
 			}
 		})
 	}
@@ -446,7 +465,7 @@ func (s *Store) hashFiles(dir string, m *manifest, keys []string, keep bool, mis
 			return nil, errs[i]
 		}
 		e := m.Entries[keys[i]]
-		if _, stored := e.stored(); sums[i] != stored || (e.zstd() && logical[i] != e.SHA256) {
+		if _, stored := e.stored(); sums[i] != stored || (e.zstd() && !storedOnly && logical[i] != e.SHA256) {
 			return nil, &StorageIntegrityError{Path: filepath.Join(dir, e.File), Reason: mismatch}
 		}
 	}

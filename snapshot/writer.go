@@ -126,13 +126,19 @@ func (w *Writer) Put(key string, a Array) error {
 	if err := w.checkKey(key, a.dtype); err != nil {
 		return err
 	}
+	if w.s.opts.Compress {
+		// The compressed stream hashes the logical bytes as it encodes them: that is
+		// the manifest's sha256, and hashing a first time here would only compare the
+		// same bytes in memory with themselves.
+		return w.putZstd(key, a, nil, nil)
+	}
 	return w.put(key, a, sha256.Sum256(a.data), nil)
 }
 
 // put writes a whose SHA-256 is sum; progress counts the bytes written.
 func (w *Writer) put(key string, a Array, sum [32]byte, progress *meter) error {
 	if w.s.opts.Compress {
-		return w.putZstd(key, a, sum, progress)
+		return w.putZstd(key, a, &sum, progress)
 	}
 	if err := w.s.writeFile(filepath.Join(w.attempt, arrayFile(key)), a.data, progress); err != nil {
 		return w.fail(err)
@@ -141,8 +147,9 @@ func (w *Writer) put(key string, a Array, sum [32]byte, progress *meter) error {
 	return nil
 }
 
-// putZstd is put through a compressed stream: a is encoded block by block.
-func (w *Writer) putZstd(key string, a Array, sum [32]byte, progress *meter) error {
+// putZstd is put through a compressed stream: a is encoded block by block. A non-nil
+// sum (Publish's, computed in phase 1) must equal the stream's.
+func (w *Writer) putZstd(key string, a Array, sum *[32]byte, progress *meter) error {
 	st, err := w.Append(key, a.dtype)
 	if err != nil {
 		return err
@@ -158,7 +165,7 @@ func (w *Writer) putZstd(key string, a Array, sum [32]byte, progress *meter) err
 	if err := st.Close(); err != nil {
 		return err
 	}
-	if w.entries[key].SHA256 != sum {
+	if sum != nil && w.entries[key].SHA256 != *sum {
 		err := &StorageIntegrityError{Path: st.path, Reason: "staged payload SHA-256 does not match"}
 		w.failed = err
 		return err

@@ -68,6 +68,17 @@ func newZWriter(dst io.Writer) *zWriter {
 func (z *zWriter) Write(p []byte) (int, error) {
 	n := 0
 	for len(p) > 0 {
+		if len(z.raw) == 0 && len(p) >= cap(z.raw) {
+			// A whole block of input at a block boundary (the Stream's buffer flushes
+			// whole blocks): encoded where it lies, not copied first. The blocks are
+			// cut at the same offsets either way, so the bytes written are the same.
+			if err := z.encode(p[:cap(z.raw)]); err != nil {
+				return n, err
+			}
+			p = p[cap(z.raw):]
+			n += cap(z.raw)
+			continue
+		}
 		k := min(len(p), cap(z.raw)-len(z.raw))
 		z.raw = append(z.raw, p[:k]...)
 		p = p[k:]
@@ -86,11 +97,17 @@ func (z *zWriter) flush() error {
 	if len(z.raw) == 0 {
 		return nil
 	}
-	z.frame = append(z.frame[:0], make([]byte, zHeader)...)
-	z.frame = zEncoder().EncodeAll(z.raw, z.frame)
-	binary.LittleEndian.PutUint32(z.frame[0:], uint32(len(z.raw)))
-	binary.LittleEndian.PutUint32(z.frame[4:], uint32(len(z.frame)-zHeader))
+	err := z.encode(z.raw)
 	z.raw = z.raw[:0]
+	return err
+}
+
+// encode writes raw (1 to zBlock bytes) as one block.
+func (z *zWriter) encode(raw []byte) error {
+	z.frame = append(z.frame[:0], make([]byte, zHeader)...)
+	z.frame = zEncoder().EncodeAll(raw, z.frame)
+	binary.LittleEndian.PutUint32(z.frame[0:], uint32(len(raw)))
+	binary.LittleEndian.PutUint32(z.frame[4:], uint32(len(z.frame)-zHeader))
 	_, err := z.dst.Write(z.frame)
 	return err
 }
@@ -112,6 +129,10 @@ type zReader struct {
 	raw   []byte
 	off   int // read position in raw
 	err   error
+	// sum, when set, hashes the decoded bytes; at the end of the stream they must hash
+	// to wantSum (the manifest's logical sha256), else the stream ends in an error.
+	sum     hash.Hash
+	wantSum [32]byte
 }
 
 func newZReader(src io.Reader, path string, width int, want uint64) *zReader {
@@ -128,6 +149,15 @@ func (z *zReader) Read(p []byte) (int, error) {
 			return 0, z.err
 		}
 		z.err = z.next()
+		if z.sum != nil {
+			z.sum.Write(z.raw)
+			if z.err == io.EOF {
+				var got [32]byte
+				if z.sum.Sum(got[:0]); got != z.wantSum {
+					z.err = z.corrupt("SHA-256 of the decoded payload does not match the manifest sha256", nil)
+				}
+			}
+		}
 	}
 	n := copy(p, z.raw[z.off:])
 	z.off += n

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -96,6 +97,17 @@ Exit status: 0 no difference; 1 differences; 2 error.`,
 			rep, err := compare.Diff(a, b, compare.Options{Limit: limit, AllowDifferentArtifacts: otherArtifacts, Load: load, Stream: stream})
 			line.stop()
 			if err != nil {
+				// A compressed payload's logical checksum is checked at the end of the
+				// merge pass (PW-C5Z.04): its failure names the snapshot as the checksum
+				// pass does, and nothing of the diff has been printed.
+				var ie *snapshot.StorageIntegrityError
+				if errors.As(err, &ie) {
+					for _, sc := range []*repo.Scan{a, b} {
+						if strings.Contains(ie.Path, sc.Metadata.ID.String()) {
+							return loadFailed(sc.Metadata.ID, err)
+						}
+					}
+				}
 				return withExit(ExitError, err)
 			}
 			if asJSON {

@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 type diffDoc struct {
@@ -562,4 +568,136 @@ func TestDiffTextPartial(t *testing.T) {
 	if strings.Contains(out, "side A") {
 		t.Errorf("side A is COMPLETE:\n%s", out)
 	}
+}
+
+// TestDiffCompressedPayloadChecksums: a diff of compressed snapshots checks each
+// payload's stored bytes before the merge and its decoded bytes' SHA-256 at the end of
+// the merge pass (docs/contracts/C5-compressed.md, PW-C5Z.04). Snapshot B's records
+// payload is altered and re-compressed, its stored_length and stored_sha256 (and the
+// completion marker) rewritten to match: only the logical sha256 still tells. The diff
+// fails as a diff of damaged stored bytes fails: exit 2, the same error code, "is
+// corrupt", and nothing on stdout but the error; never a result.
+func TestDiffCompressedPayloadChecksums(t *testing.T) {
+	r := newRepo(t)
+	a := scanShop(t, r, 1, "orders", "order_id", "value")
+	b := scanShop(t, r, 2, "orders", "order_id", "value")
+	dir := filepath.Join(r, "store", "snapshots", b)
+	man0, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(man0), `"records":{"byte_length"`) || !strings.Contains(string(man0), `"encoding":"zstd-blocks"`) {
+		t.Fatalf("snapshot B is not compressed with a records array: %s", man0)
+	}
+	stored0, err := os.ReadFile(filepath.Join(dir, "array-records.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := diffJSONOf(t, ExitDifference, "--repo", r, a, b)
+	if d.Records == nil || *d.Records.Changed == 0 {
+		t.Fatalf("undamaged diff = %+v", d)
+	}
+	// write replaces array-records.bin with stored and rewrites the manifest's
+	// stored_length and stored_sha256 of records (when fix) and the marker to match.
+	write := func(stored []byte, fix bool) {
+		t.Helper()
+		man := string(man0)
+		if fix {
+			i := strings.Index(man, `"records":{`)
+			j := i + strings.Index(man[i:], "}")
+			entry := man[i:j]
+			oldSum := sha256.Sum256(stored0)
+			newSum := sha256.Sum256(stored)
+			entry = strings.Replace(entry, hex.EncodeToString(oldSum[:]), hex.EncodeToString(newSum[:]), 1)
+			entry = strings.Replace(entry, fmt.Sprintf(`"stored_length":"%d"`, len(stored0)), fmt.Sprintf(`"stored_length":"%d"`, len(stored)), 1)
+			man = man[:i] + entry + man[j:]
+		}
+		sum := sha256.Sum256([]byte(man))
+		for name, data := range map[string][]byte{"array-records.bin": stored, "manifest.json": []byte(man),
+			"complete.sha256": []byte(hex.EncodeToString(sum[:]) + "\n")} {
+			p := filepath.Join(dir, name)
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, data, 0o444); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	failure := func(what string) string {
+		t.Helper()
+		code, out, e := runCLI(t, "diff", "--repo", r, a, b)
+		if code != ExitError || out != "" || !strings.Contains(e, "is corrupt") || !strings.Contains(e, "array-records.bin") {
+			t.Fatalf("%s: exit %d, stdout %q, stderr %q; want exit 2, nothing on stdout, a corrupt array-records.bin", what, code, out, e)
+		}
+		code, out, _ = runCLI(t, "diff", "--json", "--repo", r, a, b)
+		var doc map[string]map[string]any
+		if err := json.Unmarshal([]byte(out), &doc); code != ExitError || err != nil || len(doc) != 1 || doc["error"]["code"] == nil {
+			t.Fatalf("%s --json: exit %d, stdout %q: want only an error object", what, code, out)
+		}
+		return fmt.Sprint(doc["error"]["code"])
+	}
+	// Damaged stored bytes: the checksum pass, before any entry is read.
+	bad := bytes.Clone(stored0)
+	bad[len(bad)-1] ^= 1
+	write(bad, false)
+	want := failure("damaged stored bytes")
+	// Consistent stored bytes whose decoded bytes are not the manifest's: one record
+	// digest bit (word 3 of entry 0: the entries stay sorted), then the top bit of a
+	// key digest (word 0 of entry 1: the entries are out of order before the stream
+	// ends, and the checksum, not the order, is the error).
+	logical := decodeBlocks(t, stored0)
+	for _, off := range []int{3 * 8, 4*8 + 7} {
+		alt := bytes.Clone(logical)
+		alt[off] ^= 0x80
+		write(encodeBlocks(t, alt), true)
+		if got := failure(fmt.Sprintf("re-compressed payload, byte %d altered", off)); got != want {
+			t.Errorf("byte %d: error code %s, want %s (as for damaged stored bytes)", off, got, want)
+		}
+	}
+	write(stored0, false)
+	if d := diffJSONOf(t, ExitDifference, "--repo", r, a, b); d.Records == nil || *d.Records.Changed == 0 {
+		t.Fatalf("restored diff = %+v", d)
+	}
+}
+
+// decodeBlocks returns the logical bytes of a zstd-blocks payload (PW-C5Z.03).
+func decodeBlocks(t *testing.T, stored []byte) []byte {
+	t.Helper()
+	dec, err := zstd.NewReader(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dec.Close()
+	var out []byte
+	for len(stored) > 0 {
+		raw, n := binary.LittleEndian.Uint32(stored), binary.LittleEndian.Uint32(stored[4:])
+		block, err := dec.DecodeAll(stored[8:8+n], nil)
+		if err != nil || len(block) != int(raw) {
+			t.Fatalf("block: %d bytes, %v", len(block), err)
+		}
+		out = append(out, block...)
+		stored = stored[8+n:]
+	}
+	return out
+}
+
+// encodeBlocks writes logical as a zstd-blocks payload of 64 KiB blocks.
+func encodeBlocks(t *testing.T, logical []byte) []byte {
+	t.Helper()
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer enc.Close()
+	var out []byte
+	for len(logical) > 0 {
+		k := min(len(logical), 64<<10)
+		frame := enc.EncodeAll(logical[:k], nil)
+		out = binary.LittleEndian.AppendUint32(out, uint32(k))
+		out = binary.LittleEndian.AppendUint32(out, uint32(len(frame)))
+		out = append(out, frame...)
+		logical = logical[k:]
+	}
+	return out
 }
