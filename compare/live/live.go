@@ -106,6 +106,10 @@ type Comparison struct {
 	// descriptors, metadata, states and column states. When records changed, their
 	// record arrays were released before the second read.
 	A, B *repo.Scan
+	// Runs is the number of sorted runs each read of each side merged ([read][side]; 0:
+	// sorted in memory, nothing spilled): a spilled side's runs went to the scratch
+	// directory (Options.Memory).
+	Runs [2][2]int
 }
 
 // Compare reads a and b concurrently at record resolution under one comparison schema
@@ -187,6 +191,7 @@ func Compare(ctx context.Context, a, b Input, o Options) (c *Comparison, err err
 	scans := [2]*repo.Scan{obs[0].Scan, obs[1].Scan}
 	do := compare.Options{Limit: o.Limit, AllowDifferentArtifacts: true}
 	var out *scratch // set when the entries spilled: the second read spills too
+	runs := [2][2]int{{obs[0].Runs, obs[1].Runs}}
 	if spilled(obs) {
 		out = sp
 		if scans, err = sp.summaries(ctx, obs); err != nil {
@@ -202,7 +207,7 @@ func Compare(ctx context.Context, a, b Input, o Options) (c *Comparison, err err
 	views[1].Close()
 	if rep.Records != nil {
 		// Phase 3: the changed records' fields, from a second read of each side.
-		if err := fieldChanges(ctx, ins, names, plan, key, o, out, scans, rep); err != nil {
+		if err := fieldChanges(ctx, ins, names, plan, key, o, out, scans, rep, &runs[1]); err != nil {
 			if ctx.Err() != nil {
 				return nil, err
 			}
@@ -210,7 +215,7 @@ func Compare(ctx context.Context, a, b Input, o Options) (c *Comparison, err err
 			rep.Notes = append(rep.Notes, "the changed records could not be read again to see which fields changed: "+err.Error())
 		}
 	}
-	c = &Comparison{Report: rep, A: scans[0], B: scans[1], OnlyA: plan.onlyA, OnlyB: plan.onlyB}
+	c = &Comparison{Report: rep, A: scans[0], B: scans[1], OnlyA: plan.onlyA, OnlyB: plan.onlyB, Runs: runs}
 	c.finish(plan)
 	return c, nil
 }
@@ -277,7 +282,7 @@ func observeSide(ctx context.Context, i int, in Input, name string, v source.Sou
 // value resolution, spilled to sp and streamed by Diff, which renders the changed
 // examples' values from the streamed payloads; a set of the changed keys, or every
 // record's value digests, would grow with the rows.
-func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, key []string, o Options, sp *scratch, scans [2]*repo.Scan, rep *compare.Report) error {
+func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, key []string, o Options, sp *scratch, scans [2]*repo.Scan, rep *compare.Report, runs *[2]int) error {
 	if rep.Records.Changed == 0 {
 		rep.Resolution, rep.Fields = snapshot.ResolutionValue, compare.CommonFields(scans[0], scans[1])
 		return nil
@@ -286,7 +291,7 @@ func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, k
 	var sel func(fingerprint.Digest) bool
 	switch {
 	case sp != nil && c.Changed*selectedBytes(scans[0]) > uint64(sp.memory)/runShare:
-		return fieldChangesSpilled(ctx, ins, names, p, key, o, sp, scans, rep)
+		return fieldChangesSpilled(ctx, ins, names, p, key, o, sp, scans, rep, runs)
 	case sp != nil:
 		// The changed records' keys fit the budget: the in-memory second read follows,
 		// on them alone, whatever the rows.
@@ -374,7 +379,7 @@ func selectedBytes(sc *repo.Scan) uint64 {
 // read again at value resolution, every record, in the budget (spilled to sp), and the
 // streamed Diff of the two gives the per-field counts and the changed examples with
 // their old and new values (the same Limit smallest keys as the first read's).
-func fieldChangesSpilled(ctx context.Context, ins [2]Input, names [2]string, p *plan, key []string, o Options, sp *scratch, scans [2]*repo.Scan, rep *compare.Report) error {
+func fieldChangesSpilled(ctx context.Context, ins [2]Input, names [2]string, p *plan, key []string, o Options, sp *scratch, scans [2]*repo.Scan, rep *compare.Report, runs *[2]int) error {
 	sp.drop(scans) // compared: the second read's snapshots take their place
 	if beforeFetch != nil {
 		beforeFetch()
@@ -385,6 +390,7 @@ func fieldChangesSpilled(ctx context.Context, ins [2]Input, names [2]string, p *
 	if err != nil {
 		return err
 	}
+	*runs = [2]int{again[0].Runs, again[1].Runs}
 	var sc [2]*repo.Scan
 	if spilled(again) {
 		if sc, err = sp.summaries(ctx, again); err != nil {
