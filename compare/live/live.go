@@ -278,10 +278,11 @@ func observeSide(ctx context.Context, i int, in Input, name string, v source.Sou
 // (scan.Options.Fetch): memory for the changed records, not for every record. A side
 // whose dataset state differs on that read changed in between: the report says so.
 //
-// When the first read spilled (sp set), so does the second: it keeps every record at
-// value resolution, spilled to sp and streamed by Diff, which renders the changed
-// examples' values from the streamed payloads; a set of the changed keys, or every
-// record's value digests, would grow with the rows.
+// When the first read spilled (sp set), the changed records are selected as above
+// only while their keys and value digests fit a third of a side's budget
+// (selectedBytes), their keys found by a streamed merge of the scratch snapshots;
+// beyond that the second read spills too (fieldChangesSpilled), since a set of the
+// changed keys, or every record's value digests, would grow with the rows.
 func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, key []string, o Options, sp *scratch, scans [2]*repo.Scan, rep *compare.Report, runs *[2]int) error {
 	if rep.Records.Changed == 0 {
 		rep.Resolution, rep.Fields = snapshot.ResolutionValue, compare.CommonFields(scans[0], scans[1])
