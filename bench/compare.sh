@@ -14,7 +14,6 @@
 # figures were measured.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. bench/measure.sh
 ROWS=${ROWS:-1000000}
 MUTATE=${MUTATE:-100}
 RUNS=${RUNS:-3}
@@ -37,32 +36,16 @@ mem=()
 if [ -n "${MEMORY:-}" ]; then
 	mem=(--memory "$MEMORY")
 fi
-labels=(pipewhy daff)
-cmds=("$PIPEWHY compare $a $b --key id ${mem[*]}" "$DAFF diff --id id $a $b")
+pw="$PIPEWHY compare $a $b --key id ${mem[*]}"
+df="$DAFF diff --id id $a $b"
 echo "load: $(uptime)"
-echo "pipewhy: ${cmds[0]}"
-echo "daff:    ${cmds[1]}"
-declare -A runs
-for ((r = 1; r <= RUNS; r++)); do
-	for i in "${!labels[@]}"; do
-		rc=0
-		/usr/bin/time -v -o "$tmp/t" bash -c "${cmds[$i]}" >"$tmp/out.${labels[$i]}" 2>"$tmp/err" || rc=$?
-		if [ "$rc" -gt 1 ]; then
-			echo "$0: ${labels[$i]} failed (exit $rc):" >&2
-			cat "$tmp/err" >&2
-			exit 1
-		fi
-		f=$(timefigures "$tmp/t")
-		runs[${labels[$i]}]+="$f"$'\n'
-		printf '  round %d  %-8s wall %8.3f s  cpu %8.3f s  rss %8.1f MiB\n' "$r" "${labels[$i]}" $f
-	done
-done
+echo "pipewhy: $pw"
+echo "daff:    $df"
+# Both exit 1 on a difference (daff: 0 with its default options): only >1 is a failure.
+RUNS=$RUNS bench/alternate.sh pipewhy "$pw; test \$? -le 1" daff "$df; test \$? -le 1" | tee "$tmp/table"
 echo "load: $(uptime)"
-mean() { printf '%s' "${runs[$1]}" | awk '{n++; w += $1; c += $2; m += $3} END {printf "%.3f %.3f %.1f", w / n, c / n, m / n}'; }
-read -r pw pc pm <<<"$(mean pipewhy)"
-read -r dw dc dm <<<"$(mean daff)"
-printf '| %-8s | %10s | %10s | %12s |\n' tool "wall s" "cpu s" "peak MiB"
-printf '|%s|%s|%s|%s|\n' ---------- ------------ ------------ --------------
-printf '| %-8s | %10.3f | %10.3f | %12.1f |\n' pipewhy "$pw" "$pc" "$pm" daff "$dw" "$dc" "$dm"
-awk -v pw="$pw" -v pc="$pc" -v pm="$pm" -v dw="$dw" -v dc="$dc" -v dm="$dm" \
-	'BEGIN {printf "daff / pipewhy: wall %.1fx, cpu %.1fx, peak memory %.1fx\n", dw / pw, dc / pc, dm / pm}'
+awk -F'|' '$2 ~ /^ *(pipewhy|daff) *$/ {
+		gsub(/ /, "", $2); split($3, w, " "); split($4, c, " "); wall[$2] = w[1]; cpu[$2] = c[1]; rss[$2] = $5 + 0
+	}
+	END {printf "daff / pipewhy: wall %.1fx, cpu %.1fx, peak memory %.1fx\n",
+		wall["daff"] / wall["pipewhy"], cpu["daff"] / cpu["pipewhy"], rss["daff"] / rss["pipewhy"]}' "$tmp/table"
