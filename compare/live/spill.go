@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"errors"
 	"os"
 
 	"github.com/pipewhy/pipewhy/compare"
@@ -134,7 +135,7 @@ func (s *scratch) diffOptions(limit int) compare.Options {
 // changedKeys returns the key digests of the changed records of the two scratch
 // snapshots scans (n of them, as Diff counted): one merge pass over their record
 // arrays alone.
-func (s *scratch) changedKeys(scans [2]*repo.Scan, n uint64) (map[fingerprint.Digest]struct{}, error) {
+func (s *scratch) changedKeys(scans [2]*repo.Scan, n uint64) (_ map[fingerprint.Digest]struct{}, err error) {
 	var rs [2]*repo.EntryReader
 	for i, sc := range scans {
 		r, err := s.snaps.Entries(sc, repo.PartRecords, nil)
@@ -146,8 +147,11 @@ func (s *scratch) changedKeys(scans [2]*repo.Scan, n uint64) (map[fingerprint.Di
 		}
 		rs[i] = r
 	}
-	defer rs[0].Close()
-	defer rs[1].Close()
+	defer func() {
+		if cerr := errors.Join(rs[0].Close(), rs[1].Close()); cerr != nil && err == nil {
+			err = s.failed(0, cerr)
+		}
+	}()
 	changed := make(map[fingerprint.Digest]struct{}, n)
 	if _, err := compare.MergeStreams(rs[0], rs[1], func(k compare.Kind, ea, _ *repo.Entry) error {
 		if k == compare.Changed {
