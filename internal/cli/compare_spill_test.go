@@ -2,11 +2,16 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // spillRows are n records; with changed, a few of them differ (a name, a qty, a price),
@@ -101,5 +106,70 @@ func TestCompareSpilledOutput(t *testing.T) {
 	}
 	if code, _, e := runCLI(t, "compare", a, b, "--key", "id", "--schema", schema); code != ExitError || !regexp.MustCompile(`memory`).MatchString(e) {
 		t.Errorf("memory: lots in pipewhy.yaml: exit %d (%s), want %d naming memory", code, e, ExitError)
+	}
+}
+
+// compareInterrupted runs 'pipewhy compare A B' under a budget that spills and, as soon
+// as a sorted run is on disk in its scratch directory ($TMPDIR), interrupts this
+// process (SIGINT); it prints "INTERRUPTED" when it did, then "EXIT n" with compare's
+// exit status and its stderr.
+func compareInterrupted(a, b string) int {
+	done := make(chan int, 1)
+	var stderr strings.Builder
+	go func() {
+		done <- Main([]string{"compare", a, b, "--key", "id", "--memory", "1KiB"}, strings.NewReader(""), io.Discard, &stderr)
+	}()
+	runs := filepath.Join(os.TempDir(), "pipewhy-compare-*", "staging", "*", "spill", "run-*")
+	for {
+		select {
+		case code := <-done:
+			fmt.Printf("EXIT %d\n%s", code, stderr.String())
+			return 0
+		case <-time.After(time.Millisecond):
+		}
+		if m, _ := filepath.Glob(runs); len(m) > 0 {
+			break
+		}
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		fmt.Println(err)
+		return 2
+	}
+	fmt.Println("INTERRUPTED")
+	fmt.Printf("EXIT %d\n%s", <-done, stderr.String())
+	return 0
+}
+
+// TestCompareInterrupted: an interrupt (SIGINT) in the middle of a spilling
+// comparison ends it with exit 2, and its scratch directory is gone.
+func TestCompareInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	var sb strings.Builder
+	sb.WriteString("id,name,note\n")
+	for i := range 200000 {
+		fmt.Fprintf(&sb, "%d,n%d,%s\n", i, i%977, strings.Repeat("x", i%13))
+	}
+	a, b := filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")
+	for _, p := range []string{a, b} {
+		if err := os.WriteFile(p, []byte(sb.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Dir = dir // no repository there: the scratch directory goes to $TMPDIR
+	cmd.Env = append(os.Environ(), helperEnv+"=compare-interrupted", "A="+a, "B="+b, "TMPDIR="+tmp)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("helper: %v\n%s", err, out)
+	}
+	if !strings.HasPrefix(string(out), "INTERRUPTED\nEXIT 2\n") || !strings.Contains(string(out), "context canceled") {
+		t.Fatalf("helper said %q, want INTERRUPTED, exit 2 and the cancellation", out)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("$TMPDIR holds %v after the interrupt", left)
 	}
 }
