@@ -104,7 +104,8 @@ type Comparison struct {
 	OnlyA, OnlyB []string
 	// A and B are the first read's observations at record resolution (never published):
 	// descriptors, metadata, states and column states. When records changed, their
-	// record arrays were released before the second read.
+	// record arrays were released before the second read; when the entries spilled,
+	// they never held them (summaries of the scratch snapshots, since removed).
 	A, B *repo.Scan
 	// Runs is the number of sorted runs each read of each side merged ([read][side]; 0:
 	// sorted in memory, nothing spilled): a spilled side's runs went to the scratch
