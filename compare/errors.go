@@ -22,6 +22,9 @@ const (
 const (
 	CodeOptions Code = "PW_COMPARE_OPTIONS" // a bad --map, --key or --exclude, or a missing key
 	CodeSource  Code = "PW_COMPARE_SOURCE"  // a side could not be opened, read or observed
+	// CodeSpill: a comparison in bounded memory could not create, write, read back or
+	// remove its scratch directory (a full disk, a directory it may not write).
+	CodeSpill Code = "PW_COMPARE_SPILL"
 )
 
 // Error is the error type of this package and of compare/live.

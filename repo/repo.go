@@ -58,6 +58,8 @@ type Repo struct {
 	dir   string
 	store *snapshot.Store
 	alg   fingerprint.Algorithm
+	// ownWrites: a scratch view (OnStore) of snapshots this process wrote and verified.
+	ownWrites bool
 }
 
 // Init creates a repository in dir that fingerprints with DefaultAlgorithm (see
@@ -133,6 +135,16 @@ func OpenWith(dir string, opts snapshot.Options) (*Repo, error) {
 		return nil, &Error{Code: CodeLayout, Op: "open", Path: abs, Msg: "snapshot store missing", Err: err}
 	}
 	return &Repo{dir: abs, store: st, alg: alg}, nil
+}
+
+// OnStore returns the snapshot side of a repository over the store st alone, whose
+// scans fingerprint with alg: for scan snapshots a command publishes to a scratch store
+// of its own and reads back (compare/live's spilled sides), through LoadParts, LoadMore
+// and Entries. It has no directory, configuration, registry, log or lock: only the
+// methods that read snapshots work. Entries does not verify the checksums again: the
+// snapshots are the caller's own, read back and verified when they were committed.
+func OnStore(st *snapshot.Store, alg fingerprint.Algorithm) *Repo {
+	return &Repo{store: st, alg: alg, ownWrites: true}
 }
 
 // Algorithm returns the fingerprint algorithm of the repository's scans: the one it was

@@ -78,7 +78,7 @@ type Options struct {
 	// the snapshot's own staging attempt and k-way merged into the payload files at the
 	// end (docs/scan.md, Memory). 0 means DefaultMemory; a negative budget keeps every
 	// entry in memory. A source whose entries fit one run spills nothing. Observe does
-	// not spill (it has no store).
+	// not spill (it has no store); ObserveSpilling spills to a store the caller gives.
 	Memory int64
 
 	// spill is set by Run: where an out-of-core scan spills, and the spiller it used.
@@ -309,6 +309,39 @@ func ObserveSource(ctx context.Context, reg *source.Registry, src source.Source,
 		return nil, err
 	}
 	return observe(ctx, reg, src, o, started, res, fres)
+}
+
+// ObserveSpilling is ObserveSource in memory bounded by o.Memory, as Run bounds it, for
+// callers with no repository of their own (compare/live): the sorted runs spill to a
+// staging attempt of store, a scratch store the caller owns and removes, and when they
+// did, the k-way merge publishes the scan into store, so that the Result's Scan holds
+// no per-record arrays (Result.Runs > 0: read them back with repo.OnStore(store, ...)).
+// When the entries fit one run nothing is written and the Result is ObserveSource's.
+// DigestsOnly, Fetch and Select need every entry in memory and are refused. On an error
+// the attempt's spill files are removed.
+func ObserveSpilling(ctx context.Context, reg *source.Registry, src source.Source, store *snapshot.Store, o Options) (*Result, error) {
+	if o.DigestsOnly || o.Fetch != nil || o.Select != nil {
+		return nil, &Error{Code: CodeOptions, Op: "options", Msg: "DigestsOnly, Fetch and Select keep every entry in memory: they do not spill"}
+	}
+	plan := &spillPlan{store: store, id: snapshot.NewID()}
+	o.spill = plan
+	defer plan.abort() // after a publish, nothing to do
+	obs, err := ObserveSource(ctx, reg, src, o)
+	if err != nil {
+		return nil, err
+	}
+	if !plan.spilled() {
+		return obs, nil
+	}
+	arrs, err := obs.Scan.Arrays()
+	if err != nil {
+		return nil, &Error{Code: CodeInternal, Op: "publish", Msg: "encode arrays", Err: err}
+	}
+	if err := plan.publish(ctx, o, obs.Scan, arrs, nil); err != nil {
+		return nil, err
+	}
+	obs.ID, obs.Runs = obs.Scan.Metadata.ID, plan.sp.merged()
+	return obs, nil
 }
 
 func observe(ctx context.Context, reg *source.Registry, src source.Source, o Options, started time.Time, res snapshot.Resolution, fres fingerprint.Resolution) (*Result, error) {

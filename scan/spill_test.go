@@ -7,13 +7,16 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/pipewhy/pipewhy/fingerprint"
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/pipewhy/pipewhy/snapshot"
 	"github.com/pipewhy/pipewhy/snapshot/vfs"
+	"github.com/pipewhy/pipewhy/source"
 )
 
 // randomCSV writes a CSV of n random rows: id (unique unless dupIDs), a name that is
@@ -193,5 +196,81 @@ func TestSpillFaults(t *testing.T) {
 			}
 			checkStagingAfterFailure(t, r)
 		})
+	}
+}
+
+// TestObserveSpilling: under a budget that cuts the entries into runs, ObserveSpilling
+// publishes into the store it is given exactly the record and value arrays that
+// ObserveSource holds in memory, and keeps none in the Result; when the entries fit,
+// it writes nothing and returns ObserveSource's arrays. DigestsOnly, Fetch and Select
+// are refused.
+func TestObserveSpilling(t *testing.T) {
+	tinyTiles(t)
+	rng := rand.New(rand.NewPCG(5, 19))
+	path := randomCSV(t, rng, 700, false)
+	null := ""
+	for _, res := range []snapshot.Resolution{snapshot.ResolutionRecord, snapshot.ResolutionValue} {
+		t.Run(string(res), func(t *testing.T) {
+			o := Options{Address: path, Name: "t", Resolution: res, Key: []string{"id"}, Workers: 2}
+			o.Source.Null = &null
+			observe := func(memory int64, store *snapshot.Store) *Result {
+				t.Helper()
+				src, err := source.Open(context.Background(), path, o.Source)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer src.Close()
+				oo := o
+				oo.Memory = memory
+				var r *Result
+				if store == nil {
+					r, err = ObserveSource(context.Background(), source.NewRegistry(), src, oo)
+				} else {
+					r, err = ObserveSpilling(context.Background(), source.NewRegistry(), src, store, oo)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r
+			}
+			want := observe(0, nil)
+			dir := t.TempDir()
+			st, err := snapshot.Open(dir, snapshot.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := observe(2000, st)
+			if got.Runs < 2 || got.Scan.Records != nil {
+				t.Fatalf("runs %d, %d record words in memory: want a spilled scan", got.Runs, len(got.Scan.Records))
+			}
+			loaded, err := repo.OnStore(st, repo.DefaultAlgorithm).Load(got.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(loaded.Records, want.Scan.Records) || !slices.Equal(loaded.KeyWords, want.Scan.KeyWords) ||
+				!slices.Equal(loaded.Values, want.Scan.Values) || len(loaded.Records) == 0 {
+				t.Errorf("the spilled snapshot's arrays differ from the scan in memory")
+			}
+			if res == snapshot.ResolutionValue && !reflect.DeepEqual(loaded.ValueTable, want.Scan.ValueTable) {
+				t.Errorf("the spilled snapshot's value table differs from the scan in memory")
+			}
+			// Entries that fit: nothing written.
+			empty := t.TempDir()
+			st2, err := snapshot.Open(empty, snapshot.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := observe(1<<30, st2); r.Runs != 0 || !slices.Equal(r.Scan.Records, want.Scan.Records) {
+				t.Errorf("fitting: runs %d, records equal %v", r.Runs, slices.Equal(r.Scan.Records, want.Scan.Records))
+			}
+			if left, _ := os.ReadDir(empty); len(left) != 0 {
+				t.Errorf("a scan that fits wrote %v", left)
+			}
+		})
+	}
+	for _, o := range []Options{{DigestsOnly: true}, {Fetch: [][]uint64{{1}}}, {Select: func(fingerprint.Digest) bool { return true }}} {
+		if _, err := ObserveSpilling(context.Background(), source.NewRegistry(), nil, nil, o); CodeOf(err) != CodeOptions {
+			t.Errorf("%+v: error %v, want %s", o, err, CodeOptions)
+		}
 	}
 }

@@ -55,6 +55,16 @@ type Options struct {
 	Limit int
 	// Workers is each side's fingerprint worker count (0: GOMAXPROCS).
 	Workers int
+	// Memory is the memory budget of the comparison, as scan.Options.Memory is a scan's
+	// (0: scan.DefaultMemory; negative: every entry in memory, nothing written). Each
+	// side, read at the same time as the other, takes half: its sorted entries are cut
+	// into runs of a third of that, and when a side's entries do not fit one run they
+	// spill to a private scratch directory in SpillDir, are merged into a scratch
+	// snapshot there and compared by streaming both (docs/compare.md, Memory).
+	Memory int64
+	// SpillDir is the directory in which the scratch directory is made (0700) and
+	// removed when Compare returns; empty means os.TempDir().
+	SpillDir string
 	// Progress, when set, receives each side's scan progress on both reads. The two
 	// sides are read at once: it is called from two goroutines and must be safe for
 	// concurrent use, and quick.
@@ -94,8 +104,13 @@ type Comparison struct {
 	OnlyA, OnlyB []string
 	// A and B are the first read's observations at record resolution (never published):
 	// descriptors, metadata, states and column states. When records changed, their
-	// record arrays were released before the second read.
+	// record arrays were released before the second read; when the entries spilled,
+	// they never held them (summaries of the scratch snapshots, since removed).
 	A, B *repo.Scan
+	// Runs is the number of sorted runs each read of each side merged ([read][side]; 0:
+	// sorted in memory, nothing spilled): a spilled side's runs went to the scratch
+	// directory (Options.Memory).
+	Runs [2][2]int
 }
 
 // Compare reads a and b concurrently at record resolution under one comparison schema
@@ -106,13 +121,26 @@ type Comparison struct {
 // o.Map) identically on both sides, in A's column order followed by B's own columns, so
 // equal data yields equal C2 words whatever the engine's physical types. Columns on
 // one side only are left out of both observations and reported as schema changes
-// (the result is then not Equal). Nothing is written anywhere.
-func Compare(ctx context.Context, a, b Input, o Options) (*Comparison, error) {
+// (the result is then not Equal). Nothing is written but the scratch directory of a
+// comparison whose entries exceed o.Memory (see scratch), which is removed before
+// Compare returns, on success, error and cancellation alike.
+func Compare(ctx context.Context, a, b Input, o Options) (c *Comparison, err error) {
 	if !o.Profile.Valid() {
 		return nil, &compare.Error{Code: compare.CodeOptions, Op: "options", Msg: "invalid profile"}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	sp, err := newScratch(o)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		// After every reader and writer of the scratch store has returned (the views
+		// and sources are closed by the defers below, which run first).
+		if rerr := sp.remove(); rerr != nil && err == nil {
+			c, err = nil, rerr
+		}
+	}()
 	// Phase 1: open both sides (concurrently) to learn their schemas.
 	var srcs [2]source.Source
 	errs := both(cancel, func(i int) error {
@@ -153,7 +181,7 @@ func Compare(ctx context.Context, a, b Input, o Options) (*Comparison, error) {
 	var obs [2]*scan.Result
 	errs = both(cancel, func(i int) error {
 		var err error
-		obs[i], err = observeSide(ctx, i, ins[i], names[i], views[i], plan, scan.Options{
+		obs[i], err = observeSide(ctx, i, ins[i], names[i], views[i], plan, sp, scan.Options{
 			Resolution: snapshot.ResolutionRecord, Key: key, Profile: o.Profile,
 			AllowPartial: o.AllowPartial, Workers: o.Workers, Progress: o.progress(i, 1)})
 		return err
@@ -162,7 +190,17 @@ func Compare(ctx context.Context, a, b Input, o Options) (*Comparison, error) {
 		return nil, err
 	}
 	scans := [2]*repo.Scan{obs[0].Scan, obs[1].Scan}
-	rep, err := compare.Diff(scans[0], scans[1], compare.Options{Limit: o.Limit, AllowDifferentArtifacts: true})
+	do := compare.Options{Limit: o.Limit, AllowDifferentArtifacts: true}
+	var out *scratch // set when the entries spilled: the second read spills too
+	runs := [2][2]int{{obs[0].Runs, obs[1].Runs}}
+	if spilled(obs) {
+		out = sp
+		if scans, err = sp.summaries(ctx, obs); err != nil {
+			return nil, err
+		}
+		do = sp.diffOptions(o.Limit)
+	}
+	rep, err := compare.Diff(scans[0], scans[1], do)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +208,7 @@ func Compare(ctx context.Context, a, b Input, o Options) (*Comparison, error) {
 	views[1].Close()
 	if rep.Records != nil {
 		// Phase 3: the changed records' fields, from a second read of each side.
-		if err := fieldChanges(ctx, ins, names, plan, key, o, scans, rep); err != nil {
+		if err := fieldChanges(ctx, ins, names, plan, key, o, out, scans, rep, &runs[1]); err != nil {
 			if ctx.Err() != nil {
 				return nil, err
 			}
@@ -178,7 +216,7 @@ func Compare(ctx context.Context, a, b Input, o Options) (*Comparison, error) {
 			rep.Notes = append(rep.Notes, "the changed records could not be read again to see which fields changed: "+err.Error())
 		}
 	}
-	c := &Comparison{Report: rep, A: scans[0], B: scans[1], OnlyA: plan.onlyA, OnlyB: plan.onlyB}
+	c = &Comparison{Report: rep, A: scans[0], B: scans[1], OnlyA: plan.onlyA, OnlyB: plan.onlyB, Runs: runs}
 	c.finish(plan)
 	return c, nil
 }
@@ -210,14 +248,23 @@ var beforeFetch func()
 
 // observeSide observes side i through v, with every comparison column's field id
 // seeded (so both sides, and both reads of one side, give equal data equal words).
-func observeSide(ctx context.Context, i int, in Input, name string, v source.Source, p *plan, so scan.Options) (*scan.Result, error) {
+func observeSide(ctx context.Context, i int, in Input, name string, v source.Source, p *plan, sp *scratch, so scan.Options) (*scan.Result, error) {
 	reg := source.NewRegistry()
 	if _, err := reg.Assign(name, p.seed); err != nil {
 		return nil, &compare.Error{Code: compare.CodeSource, Op: "observe " + sideName(i), Msg: "field ids", Err: err}
 	}
 	so.Address, so.Name = in.Address, name
-	res, err := scan.ObserveSource(ctx, reg, v, so)
+	var res *scan.Result
+	var err error
+	if sp != nil {
+		res, err = sp.observe(ctx, reg, v, so)
+	} else {
+		res, err = scan.ObserveSource(ctx, reg, v, so)
+	}
 	if err != nil {
+		if spillError(err) {
+			return nil, &compare.Error{Code: compare.CodeSpill, Op: "spill " + sideName(i), Msg: "scratch directory " + sp.dir, Err: err}
+		}
 		return nil, &compare.Error{Code: compare.CodeSource, Op: "observe " + sideName(i), Msg: source.RedactAddress(in.Address), Err: err}
 	}
 	res.Scan.Descriptor.Address = source.RedactAddress(in.Address)
@@ -231,17 +278,35 @@ func observeSide(ctx context.Context, i int, in Input, name string, v source.Sou
 // those records only (scan.Options.Select) and the whole records of the examples
 // (scan.Options.Fetch): memory for the changed records, not for every record. A side
 // whose dataset state differs on that read changed in between: the report says so.
-func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, key []string, o Options, scans [2]*repo.Scan, rep *compare.Report) error {
+//
+// When the first read spilled (sp set), the changed records are selected as above
+// only while their keys and value digests fit a third of a side's budget
+// (selectedBytes), their keys found by a streamed merge of the scratch snapshots;
+// beyond that the second read spills too (fieldChangesSpilled), since a set of the
+// changed keys, or every record's value digests, would grow with the rows.
+func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, key []string, o Options, sp *scratch, scans [2]*repo.Scan, rep *compare.Report, runs *[2]int) error {
 	if rep.Records.Changed == 0 {
 		rep.Resolution, rep.Fields = snapshot.ResolutionValue, compare.CommonFields(scans[0], scans[1])
 		return nil
 	}
-	// Select the changed records by key digest, unless they are many: then a lookup per
-	// record costs more than keeping every record's value digests (5 M rows, all
-	// changed: 9.0 s and 5.9 GB with the lookups, docs/performance.md).
-	var sel func(fingerprint.Digest) bool
 	c := rep.Records
-	if c.Changed <= (c.Added+c.Removed+c.Changed+c.Unchanged)/selectFraction {
+	var sel func(fingerprint.Digest) bool
+	switch {
+	case sp != nil && c.Changed*selectedBytes(scans[0]) > uint64(sp.memory)/runShare:
+		return fieldChangesSpilled(ctx, ins, names, p, key, o, sp, scans, rep, runs)
+	case sp != nil:
+		// The changed records' keys fit the budget: the in-memory second read follows,
+		// on them alone, whatever the rows.
+		changed, err := sp.changedKeys(scans, c.Changed)
+		if err != nil {
+			return err
+		}
+		sp.drop(scans)
+		sel = func(k fingerprint.Digest) bool { _, ok := changed[k]; return ok }
+	case c.Changed <= (c.Added+c.Removed+c.Changed+c.Unchanged)/selectFraction:
+		// Select the changed records by key digest, unless they are many: then a lookup per
+		// record costs more than keeping every record's value digests (5 M rows, all
+		// changed: 9.0 s and 5.9 GB with the lookups, docs/performance.md).
 		changed := make(map[fingerprint.Digest]struct{}, c.Changed)
 		if _, err := compare.Merge(scans[0].Records, scans[1].Records, func(k compare.Kind, ia, _ int) {
 			if k == compare.Changed {
@@ -265,32 +330,11 @@ func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, k
 	if beforeFetch != nil {
 		beforeFetch()
 	}
-	var again [2]*scan.Result
-	ctx, cancel := context.WithCancel(ctx) // a failing side stops the other, not the caller
-	defer cancel()
-	errs := both(cancel, func(i int) error {
-		s, err := source.Open(ctx, ins[i].Address, o.sourceOptions(ins[i], i, 2))
-		if err != nil {
-			return &compare.Error{Code: compare.CodeSource, Op: "open " + sideName(i), Msg: source.RedactAddress(ins[i].Address), Err: err}
-		}
-		v := p.view(i, s)
-		defer v.Close()
-		again[i], err = observeSide(ctx, i, ins[i], names[i], v, p, scan.Options{
-			Resolution: snapshot.ResolutionValue, Key: key, Profile: o.Profile, AllowPartial: o.AllowPartial,
-			Workers: o.Workers, DigestsOnly: true, Select: sel, Fetch: keys, Progress: o.progress(i, 2)})
+	again, err := readAgain(ctx, ins, names, p, nil, scans, rep, scan.Options{
+		Resolution: snapshot.ResolutionValue, Key: key, Profile: o.Profile, AllowPartial: o.AllowPartial,
+		Workers: o.Workers, DigestsOnly: true, Select: sel, Fetch: keys}, o)
+	if err != nil {
 		return err
-	})
-	if err := first(errs); err != nil {
-		return err
-	}
-	for i := range again {
-		same, err := again[i].Scan.State.Equal(scans[i].State)
-		if err != nil {
-			return &compare.Error{Code: compare.CodeSource, Op: "observe " + sideName(i), Msg: "second read", Err: err}
-		}
-		if !same {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("side %s changed between the comparison and the second read that found the changed fields: those and the values shown may not be the ones compared", sideName(i)))
-		}
 	}
 	// Diff of the changed records alone: the per-field counts and the changed examples
 	// (the same Limit smallest keys as the first read's, unless a side changed).
@@ -317,6 +361,87 @@ func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, k
 		}
 	}
 	return nil
+}
+
+// runShare is the part of a side's budget the changed records' keys and value digests
+// may take in the second read of a spilled comparison, as a sorted run takes that part
+// of a scan's (scan's runShare).
+const runShare = 3
+
+// selectedBytes estimates the memory one changed record of sc costs the selecting
+// second read: its key digest in the set (about 64 bytes with the map's overhead) and,
+// on both sides, its record entry, key words and offsets (about 64 bytes) and a value
+// digest entry per field (24 bytes, about 48 with the offsets and slack).
+func selectedBytes(sc *repo.Scan) uint64 {
+	return 64 + 2*(64+48*uint64(len(sc.Descriptor.Fields)))
+}
+
+// fieldChangesSpilled is fieldChanges after a first read that spilled, with more
+// changed records than the budget holds the keys and value digests of: both sides are
+// read again at value resolution, every record, in the budget (spilled to sp), and the
+// streamed Diff of the two gives the per-field counts and the changed examples with
+// their old and new values (the same Limit smallest keys as the first read's).
+func fieldChangesSpilled(ctx context.Context, ins [2]Input, names [2]string, p *plan, key []string, o Options, sp *scratch, scans [2]*repo.Scan, rep *compare.Report, runs *[2]int) error {
+	sp.drop(scans) // compared: the second read's snapshots take their place
+	if beforeFetch != nil {
+		beforeFetch()
+	}
+	again, err := readAgain(ctx, ins, names, p, sp, scans, rep, scan.Options{
+		Resolution: snapshot.ResolutionValue, Key: key, Profile: o.Profile, AllowPartial: o.AllowPartial,
+		Workers: o.Workers}, o)
+	if err != nil {
+		return err
+	}
+	*runs = [2]int{again[0].Runs, again[1].Runs}
+	var sc [2]*repo.Scan
+	if spilled(again) {
+		if sc, err = sp.summaries(ctx, again); err != nil {
+			return err
+		}
+	} else {
+		sc = [2]*repo.Scan{again[0].Scan, again[1].Scan}
+	}
+	sub, err := compare.Diff(sc[0], sc[1], sp.diffOptions(o.Limit))
+	if err != nil {
+		return err
+	}
+	rep.Resolution, rep.Fields = snapshot.ResolutionValue, sub.Fields
+	rep.Examples.Changed = sub.Examples.Changed
+	return nil
+}
+
+// readAgain is the second read: both sides opened and observed again with so (through
+// sp when set), and a note for each side whose dataset state differs from the first
+// read's (scans).
+func readAgain(ctx context.Context, ins [2]Input, names [2]string, p *plan, sp *scratch, scans [2]*repo.Scan, rep *compare.Report, so scan.Options, o Options) ([2]*scan.Result, error) {
+	var again [2]*scan.Result
+	ctx, cancel := context.WithCancel(ctx) // a failing side stops the other, not the caller
+	defer cancel()
+	errs := both(cancel, func(i int) error {
+		s, err := source.Open(ctx, ins[i].Address, o.sourceOptions(ins[i], i, 2))
+		if err != nil {
+			return &compare.Error{Code: compare.CodeSource, Op: "open " + sideName(i), Msg: source.RedactAddress(ins[i].Address), Err: err}
+		}
+		v := p.view(i, s)
+		defer v.Close()
+		so := so
+		so.Progress = o.progress(i, 2)
+		again[i], err = observeSide(ctx, i, ins[i], names[i], v, p, sp, so)
+		return err
+	})
+	if err := first(errs); err != nil {
+		return again, err
+	}
+	for i := range again {
+		same, err := again[i].Scan.State.Equal(scans[i].State)
+		if err != nil {
+			return again, &compare.Error{Code: compare.CodeSource, Op: "observe " + sideName(i), Msg: "second read", Err: err}
+		}
+		if !same {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("side %s changed between the comparison and the second read that found the changed fields: those and the values shown may not be the ones compared", sideName(i)))
+		}
+	}
+	return again, nil
 }
 
 // selectFraction: the second read selects the changed records when they are at most

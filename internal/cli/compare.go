@@ -4,10 +4,17 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
 	"strings"
+	"syscall"
 
 	"github.com/pipewhy/pipewhy/compare/live"
+	"github.com/pipewhy/pipewhy/config"
 	"github.com/pipewhy/pipewhy/normalize"
+	"github.com/pipewhy/pipewhy/repo"
 	"github.com/pipewhy/pipewhy/source"
 	"github.com/spf13/cobra"
 )
@@ -16,7 +23,7 @@ type compareFlags struct {
 	key, exclude, maps                []string
 	profile, schema, schemaA, schemaB string
 	queryA, queryB                    string
-	null                              string
+	null, memory                      string
 	nullSet, infer, allowPartial      bool
 	missingAsNull, asJSON             bool
 	limit                             int
@@ -43,13 +50,27 @@ Examples:
   pipewhy compare 'postgres://…#public.items' 'mysql://root@127.0.0.1/shop#items'   (primary keys)
   pipewhy compare a.parquet b.parquet --key id --map name=label
 
+Memory is bounded by --memory (default 1GiB, or memory: in pipewhy.yaml's defaults),
+as for scan: beyond it the sorted entries spill to a private scratch directory, in
+the repository's staging directory when run inside a repository, else in $TMPDIR,
+removed when compare ends (also on an error or an interrupt).
+
 On a terminal, stderr shows both sides' progress. Details (second read, profiles,
---json shape): docs/compare.md.
+memory, --json shape): docs/compare.md.
 
 Exit status: 0 equal; 1 different; 2 error.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.nullSet = cmd.Flags().Changed("null")
+			if !cmd.Flags().Changed("memory") {
+				m, err := configuredMemory()
+				if err != nil {
+					return withExit(ExitError, err)
+				}
+				if m != "" {
+					f.memory = m
+				}
+			}
 			ctx := cmd.Context()
 			if ctx == nil {
 				ctx = context.Background()
@@ -73,7 +94,46 @@ Exit status: 0 equal; 1 different; 2 error.`,
 	fl.BoolVar(&f.allowPartial, "allow-partial", false, "compare even when records of a side failed to read (coverage not COMPLETE)")
 	fl.BoolVar(&f.asJSON, "json", false, "write JSON instead of text")
 	fl.IntVar(&f.limit, "limit", 10, "examples to show per kind (only in A, only in B, changed)")
+	fl.StringVar(&f.memory, "memory", "1GiB", "memory budget: sorted entries beyond it spill to a scratch directory removed at the end (KiB, MiB, GiB, ...)")
 	return cmd
+}
+
+// configuredMemory is the memory of pipewhy.yaml's defaults, found as scan finds the
+// file; empty when there is none.
+func configuredMemory() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	path, err := config.Find(wd)
+	if err != nil || path == "" {
+		return "", err
+	}
+	file, err := config.Load(path)
+	if err != nil {
+		return "", err
+	}
+	return file.Defaults.Memory, nil
+}
+
+// spillDir is where compare makes its scratch directory: inside a repository (found
+// from the working directory as other commands find it), its store's staging
+// directory, the place the user gave the disk for scans' spill, on the repository's
+// filesystem; else "" (live: os.TempDir(), $TMPDIR).
+func spillDir() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	r, err := repo.Find(wd, "")
+	if err != nil {
+		return ""
+	}
+	dir := filepath.Join(r.Store().Root(), "staging")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return ""
+	}
+	return dir
 }
 
 func runCompare(ctx context.Context, s streams, f compareFlags, addrA, addrB string) error {
@@ -82,6 +142,18 @@ func runCompare(ctx context.Context, s streams, f compareFlags, addrA, addrB str
 		return withExit(ExitError, fmt.Errorf("--profile: %w", err))
 	}
 	o := live.Options{Key: f.key, Exclude: f.exclude, Profile: p, AllowPartial: f.allowPartial, Limit: f.limit}
+	if f.memory != "" {
+		if o.Memory, err = config.ParseSize(f.memory); err != nil {
+			return withExit(ExitError, fmt.Errorf("--memory: %w", err))
+		}
+		// The budget is also the garbage collector's soft limit, as for scan.
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(o.Memory))
+	}
+	o.SpillDir = spillDir()
+	// An interrupt cancels the comparison, so that it removes its scratch directory
+	// before the process exits (exit 2, the cancellation's error).
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	for _, m := range f.maps {
 		a, b, ok := strings.Cut(m, "=")
 		if !ok || a == "" || b == "" {

@@ -2,6 +2,7 @@ package vfs
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -114,5 +115,38 @@ func TestInject(t *testing.T) {
 	}
 	if (Op{Kind: OpRename, Path: "a", NewPath: "b"}).String() != "rename a -> b" || (Op{Kind: OpOpen}).Mutating() {
 		t.Fatal("Op formatting")
+	}
+}
+
+// TestNoSync: through NoSync, a file's Sync and SyncDir never reach the filesystem
+// below; creating, writing and closing do, with their errors.
+func TestNoSync(t *testing.T) {
+	var ops []OpKind
+	fsys := NoSync(Inject(Default, func(op Op) error {
+		ops = append(ops, op.Kind)
+		return nil
+	}))
+	dir := t.TempDir()
+	f, err := fsys.Create(filepath.Join(dir, "f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := fsys.SyncDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(ops); got != "[create write close]" {
+		t.Errorf("operations %s, want [create write close]", got)
+	}
+	if _, err := fsys.Create(filepath.Join(dir, "f")); err == nil {
+		t.Error("Create of an existing file succeeded through NoSync")
 	}
 }
