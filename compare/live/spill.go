@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 
 	"github.com/pipewhy/pipewhy/compare"
 	"github.com/pipewhy/pipewhy/fingerprint"
@@ -27,6 +28,7 @@ var spillFS vfs.FS
 // streams two snapshots of a repository. Nothing there outlives the comparison.
 type scratch struct {
 	dir    string
+	unlock func() // releases the directory's lock (scratchLock)
 	store  *snapshot.Store
 	snaps  *repo.Repo // the store's snapshot methods (repo.OnStore)
 	memory int64      // each side's budget: both sides are read at once
@@ -46,9 +48,16 @@ func newScratch(o Options) (*scratch, error) {
 	if parent == "" {
 		parent = os.TempDir()
 	}
-	dir, err := os.MkdirTemp(parent, "pipewhy-compare-")
+	dir, err := os.MkdirTemp(parent, ScratchPrefix)
 	if err != nil {
 		return nil, &compare.Error{Code: compare.CodeSpill, Op: "spill", Msg: "scratch directory in " + parent, Err: err}
+	}
+	// Held until remove: what a killed comparison leaves is then told from one running
+	// (RemoveStale, which gc-staging calls).
+	unlock, err := lockScratch(filepath.Join(dir, scratchLock))
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, &compare.Error{Code: compare.CodeSpill, Op: "spill", Msg: "scratch directory lock in " + dir, Err: err}
 	}
 	fsys := spillFS
 	if fsys == nil {
@@ -58,9 +67,10 @@ func newScratch(o Options) (*scratch, error) {
 	st, err := snapshot.Open(dir, snapshot.Options{FS: vfs.NoSync(fsys)})
 	if err != nil {
 		_ = os.RemoveAll(dir)
+		unlock()
 		return nil, &compare.Error{Code: compare.CodeSpill, Op: "spill", Msg: "scratch store " + dir, Err: err}
 	}
-	return &scratch{dir: dir, store: st, snaps: repo.OnStore(st, repo.DefaultAlgorithm), memory: max(mem/2, 1)}, nil
+	return &scratch{dir: dir, unlock: unlock, store: st, snaps: repo.OnStore(st, repo.DefaultAlgorithm), memory: max(mem/2, 1)}, nil
 }
 
 // remove deletes the scratch directory and all it holds; nil-safe. A failure is
@@ -69,6 +79,7 @@ func (s *scratch) remove() error {
 	if s == nil {
 		return nil
 	}
+	defer s.unlock()
 	if err := os.RemoveAll(s.dir); err != nil {
 		return &compare.Error{Code: compare.CodeSpill, Op: "spill", Msg: "removing the scratch directory " + s.dir, Err: err}
 	}

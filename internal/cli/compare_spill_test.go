@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pipewhy/pipewhy/compare/live"
 )
 
 // spillRows are n records; with changed, a few of them differ (a name, a qty, a price),
@@ -171,5 +174,85 @@ func TestCompareInterrupted(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("$TMPDIR holds %v after the interrupt", left)
+	}
+}
+
+// compareUntilSpill compares A and B by id in the repository (.pipewhy) of the working directory
+// under a tiny budget; once a sorted run is on disk in the scratch directory it prints
+// "STOP" and waits there to be killed.
+func compareUntilSpill(a, b string) int {
+	go Main([]string{"compare", a, b, "--key", "id", "--memory", "1KiB"}, strings.NewReader(""), io.Discard, io.Discard)
+	runs := filepath.Join(".pipewhy", "store", "staging", live.ScratchPrefix+"*", "staging", "*", "spill", "run-*")
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if m, _ := filepath.Glob(runs); len(m) > 0 {
+			fmt.Println("STOP")
+			time.Sleep(time.Hour)
+		}
+	}
+	fmt.Fprintln(os.Stderr, "no sorted run reached the scratch directory")
+	return 2
+}
+
+// TestCompareKilledScratch: a comparison killed (SIGKILL) while it spills leaves its
+// scratch directory in the repository's staging directory. While the comparison runs,
+// gc-staging keeps that directory (its lock is held); once the process is gone,
+// gc-staging --dry-run lists it and removes nothing, and gc-staging removes it.
+func TestCompareKilledScratch(t *testing.T) {
+	project := t.TempDir() // the comparison finds the repository from its working directory
+	r := filepath.Join(project, ".pipewhy")
+	if code, _, e := runCLI(t, "init", "--repo", r); code != 0 {
+		t.Fatalf("init: exit %d: %s", code, e)
+	}
+	var sb strings.Builder
+	sb.WriteString("id,name\n")
+	for i := range 50000 {
+		fmt.Fprintf(&sb, "%d,n%d\n", i, i%977)
+	}
+	a, b := filepath.Join(t.TempDir(), "a.csv"), filepath.Join(t.TempDir(), "b.csv")
+	for _, p := range []string{a, b} {
+		if err := os.WriteFile(p, []byte(sb.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Dir = project
+	cmd.Env = append(os.Environ(), helperEnv+"=compare-until-spill", "A="+a, "B="+b)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "STOP\n" {
+		t.Fatalf("helper said %q: %s", line, stderr.String())
+	}
+	scratch, _ := filepath.Glob(filepath.Join(r, "store", "staging", live.ScratchPrefix+"*"))
+	if len(scratch) != 1 {
+		t.Fatalf("scratch directories in staging: %v", scratch)
+	}
+	code, out, e := runCLI(t, "snapshot", "gc-staging", "--repo", r)
+	if code != ExitOK || !strings.Contains(out, "kept  "+scratch[0]+"  (a comparison's scratch directory: a running comparison is using it)") {
+		t.Fatalf("gc-staging during the comparison: exit %d\n%s%s", code, out, e)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	code, out, e = runCLI(t, "snapshot", "gc-staging", "--repo", r, "--dry-run")
+	if code != ExitOK || !strings.HasPrefix(out, "would remove  "+scratch[0]+"  ") {
+		t.Fatalf("gc-staging --dry-run after the kill: exit %d\n%s%s", code, out, e)
+	}
+	if _, err := os.Stat(scratch[0]); err != nil {
+		t.Fatalf("--dry-run removed the scratch directory: %v", err)
+	}
+	code, out, e = runCLI(t, "snapshot", "gc-staging", "--repo", r)
+	if code != ExitOK || !strings.HasPrefix(out, "removed  "+scratch[0]+"  ") {
+		t.Fatalf("gc-staging after the kill: exit %d\n%s%s", code, out, e)
+	}
+	if left, err := os.ReadDir(filepath.Join(r, "store", "staging")); err != nil || len(left) != 0 {
+		t.Fatalf("staging after gc-staging: %v %v", left, err)
 	}
 }

@@ -20,6 +20,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) == "scan-until-write" {
 		os.Exit(scanUntilWrite(os.Getenv("REPO"), os.Getenv("ADDRESS")))
 	}
+	if os.Getenv(helperEnv) == "compare-until-spill" {
+		os.Exit(compareUntilSpill(os.Getenv("A"), os.Getenv("B")))
+	}
 	if os.Getenv(helperEnv) == "compare-interrupted" {
 		os.Exit(compareInterrupted(os.Getenv("A"), os.Getenv("B")))
 	}

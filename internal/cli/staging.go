@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pipewhy/pipewhy/compare/live"
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/pipewhy/pipewhy/snapshot"
 	"github.com/spf13/cobra"
@@ -52,7 +53,8 @@ func newGCStagingCommand(s streams, open func(*cobra.Command) (*snapshot.Store, 
 		Long: `Gc-staging removes what scans that were interrupted, killed or failed while writing
 their snapshot left in the store's staging directory, and what an interrupted removal
 ('pipewhy snapshot prune', or gc-staging itself) left there half-deleted (listed by
-'pipewhy snapshot inspect'). Published snapshots are never touched: only directories named like
+'pipewhy snapshot inspect'), and the scratch directories (pipewhy-compare-*) of
+comparisons that were killed; a running comparison's is kept. Published snapshots are never touched: only directories named like
 attempts, directly in the staging directory, are removed, and symbolic links are
 never followed.
 
@@ -81,6 +83,9 @@ Exit status: 0 success (also when there was nothing to remove); 2 error.`,
 				defer unlock()
 			}
 			removed, kept, err := st.RemoveStaging(c.Context(), snapshot.StagingOptions{OlderThan: age, DryRun: dryRun})
+			if err == nil {
+				removed, kept, err = removeStaleScratch(removed, kept, age, dryRun)
+			}
 			if err != nil {
 				_ = printRemoved(s, removed, kept, dryRun, *asJSON) // what was removed before the error, which is reported
 				return withExit(ExitError, err)
@@ -91,6 +96,31 @@ Exit status: 0 success (also when there was nothing to remove); 2 error.`,
 	cmd.Flags().StringVar(&olderThan, "older-than", "", "keep attempts modified less than this long ago (90m, 12h, 7d)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list what would be removed, remove nothing")
 	return cmd
+}
+
+// removeStaleScratch removes, among the entries RemoveStaging kept, the scratch
+// directories of comparisons that no running comparison holds (what a killed 'pipewhy
+// compare' left: live.RemoveStale), and returns the lists updated.
+func removeStaleScratch(removed, kept []snapshot.StagedEntry, age time.Duration, dryRun bool) (_, _ []snapshot.StagedEntry, err error) {
+	var still []snapshot.StagedEntry
+	for i, e := range kept {
+		if !strings.HasPrefix(filepath.Base(e.Path), live.ScratchPrefix) {
+			still = append(still, e)
+			continue
+		}
+		gone, why, err := live.RemoveStale(e.Path, age, dryRun)
+		if err != nil {
+			return removed, append(still, kept[i:]...), &snapshot.Error{Code: snapshot.CodeIO, Op: "gc-staging", Path: e.Path, Err: err}
+		}
+		if gone {
+			e.Reason = ""
+			removed = append(removed, e)
+			continue
+		}
+		e.Reason = "a comparison's scratch directory: " + why
+		still = append(still, e)
+	}
+	return removed, still, nil
 }
 
 type removedJSON struct {
