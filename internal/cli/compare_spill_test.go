@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pipewhy/pipewhy/compare/live"
+	"github.com/pipewhy/pipewhy/internal/testenv"
 )
 
 // spillRows are n records; with changed, a few of them differ (a name, a qty, a price),
@@ -214,23 +214,8 @@ func TestCompareKilledScratch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Dir = project
-	cmd.Env = append(os.Environ(), helperEnv+"=compare-until-spill", "A="+a, "B="+b)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Wait()
-	defer cmd.Process.Kill()
-	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "STOP\n" {
-		t.Fatalf("helper said %q: %s", line, stderr.String())
-	}
+	t.Chdir(project) // the helper finds the repository from the working directory it inherits
+	cmd := testenv.StartAtStop(t, helperEnv+"=compare-until-spill", "A="+a, "B="+b)
 	scratch, _ := filepath.Glob(filepath.Join(r, "store", "staging", live.ScratchPrefix+"*"))
 	if len(scratch) != 1 {
 		t.Fatalf("scratch directories in staging: %v", scratch)
@@ -239,8 +224,7 @@ func TestCompareKilledScratch(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "kept  "+scratch[0]+"  (a comparison's scratch directory: a running comparison is using it)") {
 		t.Fatalf("gc-staging during the comparison: exit %d\n%s%s", code, out, e)
 	}
-	cmd.Process.Kill()
-	cmd.Wait()
+	testenv.Kill(cmd)
 	code, out, e = runCLI(t, "snapshot", "gc-staging", "--repo", r, "--dry-run")
 	if code != ExitOK || !strings.HasPrefix(out, "would remove  "+scratch[0]+"  ") {
 		t.Fatalf("gc-staging --dry-run after the kill: exit %d\n%s%s", code, out, e)
