@@ -41,8 +41,8 @@ func Kill(cmd *exec.Cmd) {
 	if cmd.ProcessState != nil {
 		return
 	}
-	cmd.Process.Kill()
-	cmd.Wait()
+	_ = cmd.Process.Kill() // fails only when the process has already exited
+	_ = cmd.Wait()         // a killed process's exit status is an error by design
 }
 
 // KillAtStop is StartAtStop, then, delay after the helper's "STOP", Kill.
