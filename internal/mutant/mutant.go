@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 )
 
 // Number is the operand type of the arithmetic helpers: the types Go's +, -, * and / take,
@@ -27,6 +28,9 @@ var (
 	recMu     sync.Mutex
 	recSeen   map[int]bool
 	recFile   *os.File
+	// recBits marks the ids below 1<<16 already recorded, read without the lock: a hot
+	// loop's site is recorded once and then costs one atomic load per pass.
+	recBits [1 << 11]atomic.Uint32
 )
 
 func envID() int {
@@ -49,6 +53,9 @@ func On(id int) bool {
 // goes straight to the file: a test binary may exit (os.Exit, a panic) without running
 // any clean-up of ours.
 func record(id int) {
+	if id >= 0 && id < 1<<16 && recBits[id>>5].Load()&(1<<(id&31)) != 0 {
+		return
+	}
 	recMu.Lock()
 	defer recMu.Unlock()
 	if recSeen[id] {
@@ -63,6 +70,9 @@ func record(id int) {
 		recFile = f
 	}
 	recSeen[id] = true
+	if id >= 0 && id < 1<<16 {
+		recBits[id>>5].Or(1 << (id & 31))
+	}
 	if _, err := recFile.WriteString(strconv.Itoa(id) + "\n"); err != nil {
 		panic("mutant: record file: " + err.Error())
 	}

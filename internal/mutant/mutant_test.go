@@ -2,6 +2,7 @@ package mutant
 
 import (
 	"math"
+	"os"
 	"testing"
 )
 
@@ -44,5 +45,24 @@ func TestHelpers(t *testing.T) {
 				t.Errorf("%s with mutant %d active: %v, want %v", c.name, a, got, c.want[i])
 			}
 		}
+	}
+}
+
+// TestRecord checks the coverage mode: each id reached is written once.
+func TestRecord(t *testing.T) {
+	f := t.TempDir() + "/rec"
+	t.Setenv("PIPEWHY_MUTANT_RECORD", f)
+	defer func() { recording = false }()
+	recording = true
+	for range 3 {
+		Lt(7, 1, 2)
+		On(70000)
+	}
+	b, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(b), "7\n8\n70000\n"; got != want {
+		t.Errorf("record file %q, want %q", got, want)
 	}
 }

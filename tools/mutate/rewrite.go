@@ -111,6 +111,16 @@ func (fd *finder) numeric(e ast.Expr) bool {
 	return ok && b.Info()&types.IsNumeric != 0
 }
 
+// typeArg returns "[T]" when e's type is a predeclared numeric or string type, else "" (the
+// helper's type argument is inferred). Spelling it out keeps an untyped operand such as
+// 1<<s in `1<<s - 1` of the type the original expression gives it.
+func (fd *finder) typeArg(e ast.Expr) string {
+	if b, ok := fd.info.TypeOf(e).(*types.Basic); ok && b.Info()&types.IsUntyped == 0 && b.Info()&(types.IsNumeric|types.IsString) != 0 {
+		return "[" + b.Name() + "]"
+	}
+	return ""
+}
+
 func (fd *finder) newMutant(op string, opPos token.Pos, opLen int, newOp string, node ast.Node) *Mutant {
 	p := fd.fset.Position(opPos)
 	m := &Mutant{
@@ -187,7 +197,7 @@ func (fd *finder) binary(n *ast.BinaryExpr) {
 		b := fd.newMutant("CONDITIONALS_BOUNDARY", n.OpPos, opLen, boundary[n.Op].String(), n)
 		ng := fd.newMutant("CONDITIONALS_NEGATION", n.OpPos, opLen, negation[n.Op].String(), n)
 		s.mutants = []*Mutant{b, ng}
-		fd.add(s, n, edit{start: start, end: start, text: fmt.Sprintf("%s.%s(%d, ", fd.alias, cmpHelper[n.Op], b.ID), class: 2, open: true},
+		fd.add(s, n, edit{start: start, end: start, text: fmt.Sprintf("%s.%s%s(%d, ", fd.alias, cmpHelper[n.Op], fd.typeArg(n.X), b.ID), class: 2, open: true},
 			gap, edit{start: end, end: end, text: ")", class: 0, shut: true})
 	case n.Op == token.EQL || n.Op == token.NEQ:
 		m := fd.newMutant("CONDITIONALS_NEGATION", n.OpPos, opLen, negation[n.Op].String(), n)
@@ -197,7 +207,7 @@ func (fd *finder) binary(n *ast.BinaryExpr) {
 	case arithHelper[n.Op] != "" && fd.numeric(n):
 		m := fd.newMutant("ARITHMETIC_BASE", n.OpPos, opLen, arith[n.Op].String(), n)
 		s.mutants = []*Mutant{m}
-		fd.add(s, n, edit{start: start, end: start, text: fmt.Sprintf("%s.%s(%d, ", fd.alias, arithHelper[n.Op], m.ID), class: 2, open: true},
+		fd.add(s, n, edit{start: start, end: start, text: fmt.Sprintf("%s.%s%s(%d, ", fd.alias, arithHelper[n.Op], fd.typeArg(n), m.ID), class: 2, open: true},
 			gap, edit{start: end, end: end, text: ")", class: 0, shut: true})
 	}
 }

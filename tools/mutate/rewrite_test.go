@@ -71,7 +71,7 @@ func TestRewriteMatchesTextualMutants(t *testing.T) {
 		t.Errorf("the untyped shift was not dropped")
 	}
 	out := string(pm.files[0].out)
-	for _, want := range []string{"i = mutant.Inc(", "mutant.DecP(", "mutant.IncP(", "if mutant.On(", "mutant.Neg(", "mutant.Rem(", "case mutant.Gt(", "!= mutant.On("} {
+	for _, want := range []string{"i = mutant.Inc(", "mutant.DecP(", "mutant.IncP(", "if mutant.On(", "mutant.Neg(", "mutant.Rem[int](", "case mutant.Gt[int](", "mutant.Sub[uint8](", "!= mutant.On("} {
 		if !strings.Contains(out, want) {
 			t.Errorf("rewritten fixture lacks %q", want)
 		}
