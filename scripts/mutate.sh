@@ -12,8 +12,9 @@
 #                                 (normalize does not include normalize/columnar).
 #
 #   MUTATE_FILES="a.go b.go"      only these files of each package (names in the package dir)
-#   MUTATE_OUT=DIR                where the JSON results and logs go (default
-#                                 /tmp/pipewhy-mutate); one <pkg>.json and <pkg>.log each
+#   MUTATE_OUT=DIR                where the results go (default /tmp/pipewhy-mutate): per
+#                                 package <pkg>.json (every mutant), <pkg>.log (progress,
+#                                 lived and timed-out mutants) and <pkg>.lived.txt
 #   MUTATE_WORKERS=N              mutants run in parallel (default 1)
 #   MUTATE_TIMEOUT_COEFF=N        a mutant's tests time out after N times their coverage run,
 #                                 plus MUTATE_MARGIN (default 3 and 5s); a timed-out mutant
@@ -51,5 +52,8 @@ for pkg in "${pkgs[@]}"; do
 		continue
 	}
 	grep -E '^ *[0-9]+/[0-9]+ (LIVED|TIMED OUT)' "$out/$name.log" || true
+	# The lived mutants, one a line, for docs/mutation/<pkg>.txt.
+	jq -r '.mutants[] | select(.status == "LIVED") | "\(.pos) \(.operator) `\(.original)` -> `\(.mutated)`"' \
+		"$out/$name.json" >"$out/$name.lived.txt"
 done
 exit $status
