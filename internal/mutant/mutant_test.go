@@ -37,7 +37,7 @@ func TestHelpers(t *testing.T) {
 		{"3--", func() any { return Dec(id, 3) }, [3]any{2, 4, 2}},
 		{"p++", func() any { x := 3; IncP(id, &x); return x }, [3]any{4, 2, 4}},
 		{"p--", func() any { x := 3; DecP(id, &x); return x }, [3]any{2, 4, 2}},
-		{"(1==1)!=On", func() any { return (1 == 1) != On(id) }, [3]any{true, false, true}},
+		{"(x==1)!=On", func() any { x := 1; return (x == 1) != On(id) }, [3]any{true, false, true}},
 	} {
 		for i, a := range []int{0, id, id + 1} {
 			active = a

@@ -85,7 +85,7 @@ func mutate(root, dir string, only map[string]bool, workers int, coeff float64, 
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
+	defer func() { _ = os.RemoveAll(tmp) }() // a temporary directory: nothing to report
 	bin := filepath.Join(tmp, "pkg.test")
 	t0 := time.Now()
 	if err := pm.build(root, tmp, bin); err != nil {
