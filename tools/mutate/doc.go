@@ -40,7 +40,10 @@
 //
 //	go run ./tools/mutate ... is not possible (another module): build it with
 //	(cd tools && go build -o /tmp/mutate ./mutate), then
-//	/tmp/mutate [-files "a.go b.go"] [-workers N] [-timeout-coeff 3] [-o out.json] [-v] PKGDIR
+//	/tmp/mutate [-files "a.go b.go"] [-workers N] [-timeout-coeff 3] [-mem 8] [-o out.json] [-v] PKGDIR
+//
+// The test runs get an address-space limit (-mem GiB): a mutated size that allocates
+// without end fails the run (and kills the mutant) instead of filling a shared machine.
 //
 // It prints `pkg: killed k/n (t by timeout), lived l, not covered c, not mutable m` and,
 // with -o, every mutant as JSON (id, position, operator, original and mutated text,

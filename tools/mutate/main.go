@@ -7,8 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
+
+var limitMem uint64
 
 // result is the JSON output of one package.
 type result struct {
@@ -30,6 +33,7 @@ func main() {
 	margin := flag.Duration("margin", 5*time.Second, "added to every mutant's timeout (process start, a loaded machine)")
 	dry := flag.Bool("dry-run", false, "list the mutants and build the binary; run no test")
 	verbose := flag.Bool("v", false, "print every mutant as it finishes")
+	memGiB := flag.Int("mem", 8, "address-space limit of the test runs, GiB (a mutated size can allocate without end; 0: none)")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: mutate [flags] PKGDIR   (run in the module root; see doc.go)")
 		flag.PrintDefaults()
@@ -48,6 +52,7 @@ func main() {
 		fatal(err)
 	}
 	dir := strings.TrimSuffix(strings.TrimPrefix(flag.Arg(0), "./"), "/")
+	limitMem = uint64(*memGiB) << 30
 	res, err := mutate(root, dir, only, *workers, *coeff, *margin, *dry, *verbose)
 	if err != nil {
 		fatal(err)
@@ -92,6 +97,14 @@ func mutate(root, dir string, only map[string]bool, workers int, coeff float64, 
 		return nil, err
 	}
 	res.BuildSecs = time.Since(t0).Seconds()
+	// From here on this process only starts test binaries, which inherit the limit: a
+	// mutant that allocates without end fails (killed) instead of pushing a shared machine
+	// into swap.
+	if limitMem > 0 {
+		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: limitMem, Max: limitMem}); err != nil {
+			return nil, err
+		}
+	}
 	pkgDir := filepath.Join(root, dir)
 	var todo []*Mutant
 	if dry {
