@@ -51,7 +51,7 @@ for pkg in "${pkgs[@]}"; do
 		tail -5 "$out/$name.log" >&2
 		continue
 	}
-	grep -E '^ *[0-9]+/[0-9]+ (LIVED|TIMED OUT)' "$out/$name.log" || true
+	grep -E '^ *[0-9]+/[0-9]+ (LIVED|TIMED OUT)|fails without a mutant' "$out/$name.log" || true
 	# The lived mutants, one a line, for docs/mutation/<pkg>.txt.
 	jq -r '.mutants[] | select(.status == "LIVED") | "\(.pos) \(.operator) `\(.original)` -> `\(.mutated)`"' \
 		"$out/$name.json" >"$out/$name.lived.txt"

@@ -36,10 +36,10 @@
 //     -timeout-coeff times their recorded time plus -margin: a failure kills the mutant, a
 //     timeout too (reported apart), a pass lets it live.
 //
-// Usage, in the module root:
+// Usage (it belongs to the tools module, so it is built there and run in the main
+// module's root):
 //
-//	go run ./tools/mutate ... is not possible (another module): build it with
-//	(cd tools && go build -o /tmp/mutate ./mutate), then
+//	(cd tools && go build -o /tmp/mutate ./mutate)
 //	/tmp/mutate [-files "a.go b.go"] [-workers N] [-timeout-coeff 3] [-mem 8] [-o out.json] [-v] PKGDIR
 //
 // The test runs get an address-space limit (-mem GiB): a mutated size that allocates
