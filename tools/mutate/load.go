@@ -82,6 +82,15 @@ func load(root, dir string, only map[string]bool, extra map[string][]byte) (*pkg
 			}
 		}
 	}
+	for name := range only {
+		found := false
+		for _, f := range pm.files {
+			found = found || filepath.Base(f.path) == name
+		}
+		if !found {
+			return nil, fmt.Errorf("%s: no non-test file %s in the package (for this platform and build tags)", dir, name)
+		}
+	}
 	return pm, nil
 }
 
