@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-// Mutant is one mutation: the operator at [opStart, opEnd) of File replaced by NewOp.
+// Mutant is one mutation: the operator at [opStart, opEnd) of file replaced by newOp.
 type Mutant struct {
 	ID       int     `json:"id"`
 	Pos      string  `json:"pos"` // file:line:col of the operator, file relative to the module root
@@ -52,7 +52,7 @@ type srcFile struct {
 type site struct {
 	mutants          []*Mutant
 	edits            []edit
-	dropped          string // why it is left out, after a failed build
+	dropped          string // why it is left out (found so, or after a failed build)
 	outStart, outEnd int    // its span in the rewritten file, for mapping build errors
 }
 
@@ -142,8 +142,9 @@ func oneLine(b []byte) string {
 	return s
 }
 
-// find walks the file and records its sites. stmtCtx tells whether an IncDecStmt may be
-// replaced by an if statement (not in the init or post of for, if or switch).
+// find walks the file and records its sites. simple holds the statements that must stay
+// simple statements (the init and post of for, if and switch), where ++ on a map element
+// cannot become an if statement.
 func (fd *finder) find(file *ast.File) {
 	simple := map[ast.Stmt]bool{}
 	ast.Inspect(file, func(n ast.Node) bool {
