@@ -57,6 +57,7 @@ var allowed = map[string][]string{
 	"internal/arrowfb": {}, // a leaf: the standard library only
 	"internal/errcode": {}, // a leaf: the standard library only
 	"internal/human":   {}, // a leaf: the standard library only
+	"internal/mutant":  {}, // a leaf: the standard library only; imported by mutated code through go test -overlay (tools/mutate)
 	"internal/testenv": {}, // a leaf, and imported by tests only (testOnly)
 	"cmd":              {"internal/cli"},
 	"bench":            {"*"}, // benchmark programs may measure anything
