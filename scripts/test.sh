@@ -2,7 +2,9 @@
 # The whole test suite, as the README gives it: vet and the static analysis, then every test
 # with the race detector. The DuckDB adapter is part of every cgo build, so ./... covers it;
 # its package runs a second time with the duckdb_arrow build tag, which adds the tests that
-# cross-check its vector decoder against DuckDB's own Arrow export.
+# cross-check its vector decoder against DuckDB's own Arrow export. The tools module's tests
+# (tools/mutate, the mutation tool of scripts/mutate.sh) run last, without the race detector:
+# they build one binary per mutant of their fixture.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go vet ./...
@@ -10,3 +12,4 @@ go vet -tags duckdb_arrow ./source/duckdb/
 ./scripts/lint.sh
 go test -race -count=1 -timeout 40m ./...
 go test -race -count=1 -timeout 20m -tags duckdb_arrow -run 'CrossCheck' ./source/duckdb/
+(cd tools && go vet ./... && go test -count=1 -timeout 20m ./...)
