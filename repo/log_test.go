@@ -148,6 +148,7 @@ func TestResolveScanCountMessage(t *testing.T) {
 		{Snapshot: "abcd0000000000000000000000000001", Artifact: "orders"},
 		{Snapshot: "abcd0000000000000000000000000002", Artifact: "customers"},
 		{Snapshot: "abce0000000000000000000000000003", Artifact: "orders"},
+		{Snapshot: "abce0000000000000000000000000003", Artifact: ""}, // AppendLog takes it; scan never writes it
 	} {
 		e.Address, e.Resolution, e.Coverage = "x", "dataset", "COMPLETE"
 		if err := r.AppendLog(e); err != nil {
@@ -163,6 +164,10 @@ func TestResolveScanCountMessage(t *testing.T) {
 		if !errors.As(err, &e) || e.Code != repo.CodeUnknownID || e.Msg != want {
 			t.Errorf("Resolve(%q) = %v, want CodeUnknownID %q", in, err, want)
 		}
+	}
+	// NAME~N needs a NAME before the ~: "~0" is no scan of the artifact "".
+	if id, err := r.Resolve("~0"); repo.CodeOf(err) != repo.CodeUnknownID {
+		t.Errorf("Resolve(\"~0\") = %s, %v; want CodeUnknownID", id, err)
 	}
 }
 
