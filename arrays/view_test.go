@@ -398,3 +398,61 @@ func TestErrorFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestSignBoundaryReads: the range checks of Uint64At, AppendUint64s and
+// Int64At sit exactly at the sign boundary. Zero, the value at the limit, is
+// a valid uint64 of every signed dtype and -1, one past it, is not; a uint64
+// element of MaxInt64 is a valid int64 and MaxInt64+1 is not.
+func TestSignBoundaryReads(t *testing.T) {
+	views := map[string]*View{}
+	add := func(name string, v *View, err error) {
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		views[name] = v
+	}
+	// Element 0 is 0, element 1 is -1.
+	v8, err := FromSlice([]int8{0, -1}, Options{})
+	add("int8", v8, err)
+	v16, err := FromSlice([]int16{0, -1}, Options{})
+	add("int16", v16, err)
+	v32, err := FromSlice([]int32{0, -1}, Options{})
+	add("int32", v32, err)
+	v64, err := FromSlice([]int64{0, -1}, Options{})
+	add("int64", v64, err)
+	for name, v := range views {
+		if x, err := v.Uint64At(0); err != nil || x != 0 {
+			t.Errorf("%s Uint64At(0) = %d, %v; want 0, nil", name, x, err)
+		}
+		_, err := v.Uint64At(1)
+		wantErr(t, err, CodeRange, "", 1)
+		// AppendUint64s: the zero is appended, then the -1 fails at row 1.
+		got, err := v.AppendUint64s(nil)
+		wantErr(t, err, CodeRange, "", 1)
+		if len(got) != 1 || got[0] != 0 {
+			t.Errorf("%s AppendUint64s = %v before the error, want [0]", name, got)
+		}
+	}
+	u, err := FromSlice([]uint64{math.MaxInt64, math.MaxInt64 + 1}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x, err := u.Int64At(0); err != nil || x != math.MaxInt64 {
+		t.Errorf("Int64At(MaxInt64) = %d, %v; want %d, nil", x, err, int64(math.MaxInt64))
+	}
+	_, err = u.Int64At(1)
+	wantErr(t, err, CodeRange, "", 1)
+}
+
+// TestErrorFormatRowZero: Row is a row index, -1 when the error is about no
+// row, so row 0 is printed like any other row, with and without a table.
+func TestErrorFormatRowZero(t *testing.T) {
+	e := &Error{Code: CodeCycle, Op: "validate", Table: "artifact", Column: "parent_id", Row: 0}
+	if want := "arrays: validate: artifact.parent_id row 0: containment_cycle (artifact containment cycle)"; e.Error() != want {
+		t.Errorf("Error() = %q, want %q", e.Error(), want)
+	}
+	e2 := &Error{Code: CodeIndex, Op: "read", Row: 0}
+	if want := "arrays: read: index 0: index (index out of range)"; e2.Error() != want {
+		t.Errorf("Error() = %q, want %q", e2.Error(), want)
+	}
+}

@@ -205,13 +205,7 @@ func TestLoadRejectsInconsistentScan(t *testing.T) {
 	recs, _ := snap.Arrays[repo.KeyRecords].Uint64s()
 	rev := append(append([]uint64{}, recs[4:8]...), recs[0:4]...)
 	rev = append(rev, recs[8:]...)
-	bad := *snap
-	bad.Arrays = map[string]snapshot.Array{}
-	for k, v := range snap.Arrays {
-		bad.Arrays[k] = v
-	}
-	bad.Arrays[repo.KeyRecords] = snapshot.FromUint64(rev)
-	if _, err := repo.Decode(&bad); repo.CodeOf(err) != repo.CodeFormat {
+	if _, err := repo.Decode(withArray(snap, repo.KeyRecords, rev)); repo.CodeOf(err) != repo.CodeFormat {
 		t.Errorf("unsorted records: %v", err)
 	}
 	bad2 := *snap
