@@ -1,0 +1,208 @@
+package fingerprint
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/pipewhy/pipewhy/normalize"
+)
+
+// Tests of the limits of the package's inputs, each at the limit and one past it: the
+// lived mutants of the first tools/mutate sweep (issue 22, docs/mutation/fingerprint.txt)
+// moved these bounds by one without a test failing.
+
+// TestParseDecimalLimits: the canonical decimals of 20 digits, the uint64 range's end,
+// and the digit '9'. The expected values are arithmetic, not the code's output.
+func TestParseDecimalLimits(t *testing.T) {
+	for s, want := range map[string]uint64{
+		"9":                    9,
+		"99":                   99,
+		"18446744073709551615": math.MaxUint64,
+		"18446744073709551609": math.MaxUint64 - 6,
+		"10000000000000000000": 1e19,
+		"1844674407370955161":  math.MaxUint64 / 10,
+	} {
+		if v, ok := parseDecimal(s); !ok || v != want {
+			t.Errorf("parseDecimal(%q) = %d, %v; want %d", s, v, ok, want)
+		}
+	}
+	for _, s := range []string{
+		"18446744073709551616",  // MaxUint64 + 1
+		"18446744073709551619",  // past the end by the last digit
+		"18446744073709551620",  // past the end by the tens digit
+		"99999999999999999999",  // 20 digits, over
+		"100000000000000000000", // 21 digits
+		"9:", "0x9", "/", "09", "",
+	} {
+		if v, ok := parseDecimal(s); ok {
+			t.Errorf("parseDecimal(%q) = %d, accepted", s, v)
+		}
+	}
+	// Through the public parser: a version of 20 digits is a well-formed identity of an
+	// unknown version, not a malformed one.
+	if _, err := ParseAlgorithm(identityPrefix + "xxh3-128/v18446744073709551615"); CodeOf(err) == CodeAlgorithm && strings.Contains(err.Error(), "canonical decimal") {
+		t.Errorf("version MaxUint64 rejected as malformed: %v", err)
+	}
+}
+
+// TestProfileIDCharacterLimits: '!' (0x21) and '~' (0x7e), the ends of printable ASCII,
+// are allowed in a profile identity; space (0x20) and DEL (0x7f) are not.
+func TestProfileIDCharacterLimits(t *testing.T) {
+	suffix := "/sha256:" + strings.Repeat("ab", 32)
+	for _, name := range []string{"a!b", "a~b"} {
+		if err := checkProfileID("pipewhy.normalization/" + name + suffix); err != nil {
+			t.Errorf("%q: %v", name, err)
+		}
+	}
+	for _, name := range []string{"a b", "a\x7fb"} {
+		if err := checkProfileID("pipewhy.normalization/" + name + suffix); CodeOf(err) != CodeContext {
+			t.Errorf("%q: %v, want %s", name, err, CodeContext)
+		}
+	}
+}
+
+// TestEngineOptionLimits: Workers and ChunkRecords are accepted at their maxima, NewFeed
+// at maxWorkers lanes.
+func TestEngineOptionLimits(t *testing.T) {
+	c := mustContext(t, XXH3, Multiset)
+	e, err := NewEngine(c, Options{Workers: maxWorkers, ChunkRecords: maxChunk})
+	if err != nil {
+		t.Fatalf("Workers %d, ChunkRecords %d: %v", maxWorkers, maxChunk, err)
+	}
+	if _, err := e.NewFeed(maxWorkers); err != nil {
+		t.Errorf("NewFeed(%d): %v", maxWorkers, err)
+	}
+}
+
+// TestFeedLastPosition: in Ordered mode a batch whose one record lies at position
+// MaxUint64 exactly (Offset + first = MaxUint64) is accepted; one position further is not.
+func TestFeedLastPosition(t *testing.T) {
+	c := mustContext(t, XXH3, Ordered)
+	good := rec(frame(1, normalize.Uint64, 5))
+	one := &normalize.RecordBatch{ProfileID: strictID, Words: good, Offsets: []uint64{0}, Lengths: []uint64{uint64(len(good))}}
+	e, err := NewEngine(c, Options{Offset: math.MaxUint64 - 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := e.NewFeed(1)
+	if err := f.Add(0, one, 0, 1); err != nil {
+		t.Fatalf("record at MaxUint64: %v", err)
+	}
+	f, _ = e.NewFeed(1)
+	if err := f.Add(0, one, 0, 2); CodeOf(err) != CodePosition {
+		t.Fatalf("record past MaxUint64: %v, want %s", err, CodePosition)
+	}
+}
+
+// TestFeedAddSumsLanes: AddSums takes lanes 0..n-1, the first and the last included.
+func TestFeedAddSumsLanes(t *testing.T) {
+	c := v2Context(t, Multiset)
+	e, err := NewEngine(c, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := e.NewFeed(2)
+	for _, w := range []int{0, 1} {
+		if err := f.AddSums(w, 1, Digest{Lo: 1}, nil); err != nil {
+			t.Errorf("lane %d: %v", w, err)
+		}
+	}
+	for _, w := range []int{-1, 2} {
+		if err := f.AddSums(w, 1, Digest{Lo: 1}, nil); CodeOf(err) != CodeOptions {
+			t.Errorf("lane %d: %v, want %s", w, err, CodeOptions)
+		}
+	}
+}
+
+// TestRecordSliceOutsidePool: a record slice that starts inside the word pool but runs
+// past its end is CodeRecord, not a panic, whatever its start.
+func TestRecordSliceOutsidePool(t *testing.T) {
+	c := mustContext(t, XXH3, Multiset)
+	good := rec(frame(1, normalize.Uint64, 5))
+	e, err := NewEngine(c, Options{Resolution: RecordResolution})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := uint64(len(good))
+	for _, sl := range [][2]uint64{{1, pool}, {pool, 1}, {pool + 1, 0}, {2, pool - 1}} {
+		f, _ := e.NewFeed(1)
+		b := &normalize.RecordBatch{ProfileID: strictID, Words: good, Offsets: []uint64{sl[0]}, Lengths: []uint64{sl[1]}}
+		if err := f.Add(0, b, 0, 0); CodeOf(err) != CodeRecord {
+			t.Errorf("slice at %d of %d words: %v, want %s", sl[0], sl[1], err, CodeRecord)
+		}
+	}
+}
+
+// TestTileWithoutColumns: a tile of no columns has no rows (not a division by zero).
+func TestTileWithoutColumns(t *testing.T) {
+	if n := NewTile(5, 0).Rows(); n != 0 {
+		t.Errorf("Rows of a 0-column tile: %d", n)
+	}
+	if n := (Tile{Digests: make([]Digest, 3), Cols: -1}).Rows(); n != 0 {
+		t.Errorf("Rows of a tile of -1 columns: %d", n)
+	}
+}
+
+// TestColumnarNoRows: every kernel and finisher accepts zero rows (no values at all, a
+// nil boolean bitmap, an Ordered first position of MaxUint64) and writes nothing.
+func TestColumnarNoRows(t *testing.T) {
+	for _, mode := range []Mode{Multiset, Ordered} {
+		c := v2Context(t, mode)
+		k, err := NewColumnar(c, kernelFields)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tile := NewTile(0, len(kernelFields))
+		if s, err := k.Bools(tile, colBool, 0, nil, 0, Validity{}); err != nil || s != (Digest{}) {
+			t.Errorf("%v Bools of no rows, nil bits: %x %v", mode, s, err)
+		}
+		if _, err := k.Bools(tile, colBool, 1, nil, 0, Validity{}); CodeOf(err) != CodeColumn {
+			t.Errorf("%v Bools of 1 row, nil bits: %v, want %s", mode, err, CodeColumn)
+		}
+		if s, err := k.Records(nil, tile, math.MaxUint64); err != nil || s != (Digest{}) {
+			t.Errorf("%v Records of no rows at MaxUint64: %x %v", mode, s, err)
+		}
+		if s, err := k.Values(nil, tile, colInt, math.MaxUint64); err != nil || s != (Digest{}) {
+			t.Errorf("%v Values of no rows at MaxUint64: %x %v", mode, s, err)
+		}
+	}
+}
+
+// TestColumnarKeysLimits: key columns must be ascending tile columns (a repeated column
+// and the column one past the last are refused), and Keys over a tile of no columns gives
+// the key digest of the empty record, H(K_R), per row.
+func TestColumnarKeysLimits(t *testing.T) {
+	c := v2Context(t, Multiset)
+	k, err := NewColumnar(c, kernelFields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tile := NewTile(2, len(kernelFields))
+	dst := make([]Digest, 2)
+	for _, kc := range [][]int{{1, 1}, {len(kernelFields)}, {0, len(kernelFields)}, {-1}} {
+		if err := k.Keys(dst, tile, kc); CodeOf(err) != CodeKeyField {
+			t.Errorf("key columns %v: %v, want %s", kc, err, CodeKeyField)
+		}
+	}
+	if err := k.Keys(dst, tile, []int{0, len(kernelFields) - 1}); err != nil {
+		t.Errorf("first and last columns: %v", err)
+	}
+	if err := k.Keys(make([]Digest, 3), tile, nil); CodeOf(err) != CodeColumn {
+		t.Errorf("3 keys of a 2-row tile: %v, want %s", err, CodeColumn)
+	}
+
+	k0, err := NewColumnar(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := refHash(refV2Keys(c).record)
+	if err := k0.Keys(dst, Tile{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for r, d := range dst {
+		if d != want {
+			t.Errorf("row %d of a 0-column tile: %x, want H(K_R) %x", r, d, want)
+		}
+	}
+}
