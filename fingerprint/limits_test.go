@@ -1,6 +1,8 @@
 package fingerprint
 
 import (
+	"context"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -204,5 +206,42 @@ func TestColumnarKeysLimits(t *testing.T) {
 		if d != want {
 			t.Errorf("row %d of a 0-column tile: %x, want H(K_R) %x", r, d, want)
 		}
+	}
+}
+
+// TestDescriptorNameEscapes: under RenameChangesIdentity a name's controls below U+0020
+// are \u00xx escapes and everything from U+0020 on is raw, as Python's
+// json.dumps(ensure_ascii=False) writes them (the expected bytes are written from that
+// rule, not taken from Descriptor).
+func TestDescriptorNameEscapes(t *testing.T) {
+	s := SchemaDescriptor{RenamePolicy: RenameChangesIdentity, Fields: []SchemaField{{ID: 3, Name: "a b\x1f!\x7f~", Type: TypeInt}}}
+	want := `{"domain":"pipewhy.fingerprint.schema","fields":[{"id":"3","name":"a b\u001f!` + "\x7f" + `~","type":"` + string(TypeInt) + `"}],"rename_policy":"` + string(RenameChangesIdentity) + `","version":1}`
+	if d, err := s.Descriptor(); err != nil || string(d) != want {
+		t.Errorf("Descriptor:\n got %q %v\nwant %q", d, err, want)
+	}
+}
+
+// TestFieldTableEmpty: the field table of no fields answers every id absent.
+func TestFieldTableEmpty(t *testing.T) {
+	ft := newFieldTable(nil)
+	if ft.dense != nil || len(ft.ids) != 0 {
+		t.Errorf("empty field table: %+v", ft)
+	}
+}
+
+// TestRunBatchIndexAfterEmpty: an empty batch counts in the batch index that later
+// errors report.
+func TestRunBatchIndexAfterEmpty(t *testing.T) {
+	c := mustContext(t, XXH3, Multiset)
+	e, err := NewEngine(c, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty := &normalize.RecordBatch{ProfileID: strictID}
+	bad := &normalize.RecordBatch{ProfileID: otherProfileID}
+	_, err = e.Run(context.Background(), seqOf(empty, empty, bad))
+	var x *Error
+	if !errors.As(err, &x) || x.Code != CodeForeignContext || x.Batch != 2 {
+		t.Fatalf("%v, want %s in batch 2", err, CodeForeignContext)
 	}
 }
