@@ -3,7 +3,9 @@ package fingerprint
 import (
 	"context"
 	"errors"
+	"github.com/pipewhy/pipewhy/arrays"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -243,5 +245,68 @@ func TestRunBatchIndexAfterEmpty(t *testing.T) {
 	var x *Error
 	if !errors.As(err, &x) || x.Code != CodeForeignContext || x.Batch != 2 {
 		t.Fatalf("%v, want %s in batch 2", err, CodeForeignContext)
+	}
+}
+
+// TestObservationShortRowColumns: a row whose fingerprint is present but which lies just
+// past the end of the status, algorithm or policy column is CodeObservation, not a panic.
+func TestObservationShortRowColumns(t *testing.T) {
+	c := mustContext(t, XXH3, Multiset)
+	ids := Identities{Algorithms: map[uint64]string{3: XXH3.ID()}, Policies: map[uint64]string{9: strictID}}
+	s := NewState(c)
+	s.Add(Digest{Lo: 1, Hi: 2})
+	var full arrays.ObservationTable
+	for i := range 2 {
+		if err := AppendObservation(&full, Observation{ObservationID: 100 + uint64(i), ArtifactID: 1, SnapshotID: 2, PolicyID: 9, AlgorithmID: 3}, s, ids); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ObservationState(&full, 1, c, ids, c.ID()); err != nil {
+		t.Fatal(err)
+	}
+	for name, cut := range map[string]func(*arrays.ObservationTable){
+		"status":    func(t *arrays.ObservationTable) { t.StatusID = t.StatusID[:1] },
+		"algorithm": func(t *arrays.ObservationTable) { t.AlgorithmID = t.AlgorithmID[:1] },
+		"policy":    func(t *arrays.ObservationTable) { t.PolicyID = t.PolicyID[:1] },
+	} {
+		tab := full
+		cut(&tab)
+		if _, err := ObservationState(&tab, 1, c, ids, c.ID()); CodeOf(err) != CodeObservation {
+			t.Errorf("%s column of 1 row, row 1: %v, want %s", name, err, CodeObservation)
+		}
+	}
+}
+
+// TestStateLengthMessage: the error for a state of the wrong length names the length the
+// algorithm needs, 3 + lanes words.
+func TestStateLengthMessage(t *testing.T) {
+	c := mustContext(t, XXH3, Multiset)
+	lanes := uint64(c.Algorithm().Lanes())
+	words := []uint64{StateVersion, lanes, 0}
+	_, err := FromWords(c, c.ID(), words)
+	if want := "want " + strconv.FormatUint(3+lanes, 10); CodeOf(err) != CodeState || !strings.Contains(err.Error(), want) {
+		t.Errorf("%v, want %s naming %q", err, CodeState, want)
+	}
+}
+
+// TestTrustedFieldIDZero: field id 0 is a valid first field under TrustedFrames too (the
+// increasing-id check starts at the second field).
+func TestTrustedFieldIDZero(t *testing.T) {
+	schema := SchemaDescriptor{RenamePolicy: RenameKeepsIdentity, Fields: []SchemaField{{ID: 0, Type: TypeInt}, {ID: 1, Type: TypeInt}}}
+	c, err := NewContext(XXH3, strictID, schema, Multiset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := rec(frame(0, normalize.Int64, 5), frame(1, normalize.Int64, 6))
+	b := &normalize.RecordBatch{ProfileID: strictID, Words: good, Offsets: []uint64{0}, Lengths: []uint64{uint64(len(good))}}
+	for _, trusted := range []bool{false, true} {
+		e, err := NewEngine(c, Options{TrustedFrames: trusted})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Run(context.Background(), seqOf(b))
+		if err != nil || res.State.Count() != 1 {
+			t.Errorf("trusted %v: %v", trusted, err)
+		}
 	}
 }
