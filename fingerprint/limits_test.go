@@ -3,12 +3,12 @@ package fingerprint
 import (
 	"context"
 	"errors"
-	"github.com/pipewhy/pipewhy/arrays"
 	"math"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/pipewhy/pipewhy/arrays"
 	"github.com/pipewhy/pipewhy/normalize"
 )
 
