@@ -117,6 +117,19 @@ func TestFeedAddSumsLanes(t *testing.T) {
 			t.Errorf("lane %d: %v, want %s", w, err, CodeOptions)
 		}
 	}
+	// With column states, one sum per schema field: one fewer is refused.
+	ec, err := NewEngine(c, Options{Columns: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc, _ := ec.NewFeed(1)
+	nf := len(c.Schema().Fields)
+	if err := fc.AddSums(0, 1, Digest{Lo: 1}, make([]Digest, nf-1)); CodeOf(err) != CodeOptions {
+		t.Errorf("%d column sums of %d fields: %v, want %s", nf-1, nf, err, CodeOptions)
+	}
+	if err := fc.AddSums(0, 1, Digest{Lo: 1}, make([]Digest, nf)); err != nil {
+		t.Errorf("%d column sums: %v", nf, err)
+	}
 }
 
 // TestRecordSliceOutsidePool: a record slice that starts inside the word pool but runs
