@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -321,5 +323,32 @@ func TestTrustedFieldIDZero(t *testing.T) {
 		if err != nil || res.State.Count() != 1 {
 			t.Errorf("trusted %v: %v", trusted, err)
 		}
+	}
+}
+
+// TestReleaseAfterLastChunk: Release is called only after every chunk of the batch has
+// been read, so a Release that recycles the batch (here: overwrites its words) cannot
+// change the result. One chunk per batch and several workers: a batch released early
+// (say, by a spare empty chunk counted among its pending ones) is hashed from clobbered
+// words on some worker.
+func TestReleaseAfterLastChunk(t *testing.T) {
+	r := rand.New(rand.NewPCG(47, 1))
+	c := mustContext(t, XXH3, Multiset)
+	const perBatch = 8
+	var all [][]uint64
+	bs := make([]*normalize.RecordBatch, 1000)
+	for i := range bs {
+		recs := make([][]uint64, perBatch)
+		for j := range recs {
+			recs[j] = randRecord(r)
+		}
+		all = append(all, recs...)
+		bs[i] = batchOf(r, strictID, recs)
+	}
+	want := reference(c, all, 0, nil)
+	clobber := func(b *normalize.RecordBatch) { clear(b.Words) }
+	got := run(t, c, Options{Workers: 8, ChunkRecords: perBatch, Resolution: RecordResolution, Release: clobber}, bs)
+	if eq, _ := got.State.Equal(want.State); !eq || !slices.Equal(got.Records, want.Records) {
+		t.Fatal("a batch was released before all its chunks were read")
 	}
 }
