@@ -352,3 +352,28 @@ func TestReleaseAfterLastChunk(t *testing.T) {
 		t.Fatal("a batch was released before all its chunks were read")
 	}
 }
+
+// TestFramesSecondFramePastTheWords: the bound on a frame's payload length is checked
+// from the frame's own start, not only for the first frame: a second frame whose payload
+// length runs one word past the words is CodeColumn with its row, not a panic.
+func TestFramesSecondFramePastTheWords(t *testing.T) {
+	c := v2Context(t, Multiset)
+	k, err := NewColumnar(c, kernelFields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tile := NewTile(2, len(kernelFields))
+	first := frame(1, normalize.Uint64, 7)
+	for _, extra := range []uint64{1, 2, 3, uint64(len(first))} {
+		words := append(slices.Clone(first), 1, uint64(normalize.Uint64), 1+extra, 9)
+		_, err := k.Frames(tile, colInt, 2, words)
+		var x *Error
+		if !errors.As(err, &x) || x.Code != CodeColumn || x.Record != 1 {
+			t.Errorf("second frame %d words past the end: %v, want %s at record 1", extra, err, CodeColumn)
+		}
+	}
+	ok := append(slices.Clone(first), frame(1, normalize.Uint64, 9)...)
+	if _, err := k.Frames(tile, colInt, 2, ok); err != nil {
+		t.Errorf("two whole frames: %v", err)
+	}
+}
