@@ -377,3 +377,37 @@ func TestFramesSecondFramePastTheWords(t *testing.T) {
 		t.Errorf("two whole frames: %v", err)
 	}
 }
+
+// TestValuesColumnLimit: Values takes tile columns 0..Cols-1; Cols itself is CodeColumn
+// (it would read the next row's first column).
+func TestValuesColumnLimit(t *testing.T) {
+	c := v2Context(t, Multiset)
+	k, err := NewColumnar(c, kernelFields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tile := NewTile(2, len(kernelFields))
+	if _, err := k.Values(make([]Digest, 1), tile, len(kernelFields)-1, 0); err != nil {
+		t.Errorf("last column: %v", err)
+	}
+	if _, err := k.Values(make([]Digest, 1), tile, len(kernelFields), 0); CodeOf(err) != CodeColumn {
+		t.Errorf("column Cols: %v, want %s", err, CodeColumn)
+	}
+}
+
+// TestEmptySliceAtPoolEnd: an empty record slice at the pool's end lies inside the pool;
+// it is refused as a malformed record (no header), not as a slice leaving the pool.
+func TestEmptySliceAtPoolEnd(t *testing.T) {
+	c := mustContext(t, XXH3, Multiset)
+	good := rec(frame(1, normalize.Uint64, 5))
+	e, err := NewEngine(c, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := e.NewFeed(1)
+	b := &normalize.RecordBatch{ProfileID: strictID, Words: good, Offsets: []uint64{uint64(len(good))}, Lengths: []uint64{0}}
+	err = f.Add(0, b, 0, 0)
+	if CodeOf(err) != CodeRecord || strings.Contains(err.Error(), "leaves the word pool") {
+		t.Errorf("empty slice at the pool end: %v, want %s for the record itself", err, CodeRecord)
+	}
+}
