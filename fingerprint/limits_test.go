@@ -167,11 +167,7 @@ func TestTileWithoutColumns(t *testing.T) {
 // nil boolean bitmap, an Ordered first position of MaxUint64) and writes nothing.
 func TestColumnarNoRows(t *testing.T) {
 	for _, mode := range []Mode{Multiset, Ordered} {
-		c := v2Context(t, mode)
-		k, err := NewColumnar(c, kernelFields)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, k := kernelColumnar(t, mode)
 		tile := NewTile(0, len(kernelFields))
 		if s, err := k.Bools(tile, colBool, 0, nil, 0, Validity{}); err != nil || s != (Digest{}) {
 			t.Errorf("%v Bools of no rows, nil bits: %x %v", mode, s, err)
@@ -192,11 +188,7 @@ func TestColumnarNoRows(t *testing.T) {
 // and the column one past the last are refused), and Keys over a tile of no columns gives
 // the key digest of the empty record, H(K_R), per row.
 func TestColumnarKeysLimits(t *testing.T) {
-	c := v2Context(t, Multiset)
-	k, err := NewColumnar(c, kernelFields)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, k := kernelColumnar(t, Multiset)
 	tile := NewTile(2, len(kernelFields))
 	dst := make([]Digest, 2)
 	for _, kc := range [][]int{{1, 1}, {len(kernelFields)}, {0, len(kernelFields)}, {-1}} {
@@ -357,11 +349,7 @@ func TestReleaseAfterLastChunk(t *testing.T) {
 // from the frame's own start, not only for the first frame: a second frame whose payload
 // length runs one word past the words is CodeColumn with its row, not a panic.
 func TestFramesSecondFramePastTheWords(t *testing.T) {
-	c := v2Context(t, Multiset)
-	k, err := NewColumnar(c, kernelFields)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, k := kernelColumnar(t, Multiset)
 	tile := NewTile(2, len(kernelFields))
 	first := frame(1, normalize.Uint64, 7)
 	for _, extra := range []uint64{1, 2, 3, uint64(len(first))} {
@@ -381,11 +369,7 @@ func TestFramesSecondFramePastTheWords(t *testing.T) {
 // TestValuesColumnLimit: Values takes tile columns 0..Cols-1; Cols itself is CodeColumn
 // (it would read the next row's first column).
 func TestValuesColumnLimit(t *testing.T) {
-	c := v2Context(t, Multiset)
-	k, err := NewColumnar(c, kernelFields)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, k := kernelColumnar(t, Multiset)
 	tile := NewTile(2, len(kernelFields))
 	if _, err := k.Values(make([]Digest, 1), tile, len(kernelFields)-1, 0); err != nil {
 		t.Errorf("last column: %v", err)
@@ -410,4 +394,16 @@ func TestEmptySliceAtPoolEnd(t *testing.T) {
 	if CodeOf(err) != CodeRecord || strings.Contains(err.Error(), "leaves the word pool") {
 		t.Errorf("empty slice at the pool end: %v, want %s for the record itself", err, CodeRecord)
 	}
+}
+
+// kernelColumnar returns an XXH3Columnar context of mode and its Columnar for the tile
+// columns kernelFields.
+func kernelColumnar(t *testing.T, mode Mode) (Context, *Columnar) {
+	t.Helper()
+	c := v2Context(t, mode)
+	k, err := NewColumnar(c, kernelFields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, k
 }
