@@ -407,3 +407,20 @@ func kernelColumnar(t *testing.T, mode Mode) (Context, *Columnar) {
 	}
 	return c, k
 }
+
+// TestErrorText: batch and record index 0 are shown, -1 (not applicable) is not; the
+// detail and the cause follow when present.
+func TestErrorText(t *testing.T) {
+	cause := errors.New("cause")
+	for want, e := range map[string]*Error{
+		"fingerprint: run: PW_FP_RECORD batch 0 record 0":               {Code: CodeRecord, Op: "run", Batch: 0, Record: 0},
+		"fingerprint: run: PW_FP_RECORD":                                {Code: CodeRecord, Op: "run", Batch: -1, Record: -1},
+		"fingerprint: run: PW_FP_RECORD record 2: bad: cause":           {Code: CodeRecord, Op: "run", Batch: -1, Record: 2, Msg: "bad", Err: cause},
+		"fingerprint: feed: PW_FP_OPTIONS batch 3: cause":               {Code: CodeOptions, Op: "feed", Batch: 3, Record: -1, Err: cause},
+		"fingerprint: state: PW_FP_STATE batch 1 record 1: three words": {Code: CodeState, Op: "state", Batch: 1, Record: 1, Msg: "three words"},
+	} {
+		if got := e.Error(); got != want {
+			t.Errorf("%q, want %q", got, want)
+		}
+	}
+}
