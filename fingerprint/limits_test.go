@@ -424,3 +424,13 @@ func TestErrorText(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroContextID: the zero Context has no identity.
+func TestZeroContextID(t *testing.T) {
+	if id := (Context{}).ID(); id != "" {
+		t.Errorf("zero Context ID %q", id)
+	}
+	if c := mustContext(t, XXH3, Multiset); !strings.HasPrefix(c.ID(), ContextIDPrefix) {
+		t.Errorf("context ID %q lacks %q", c.ID(), ContextIDPrefix)
+	}
+}
