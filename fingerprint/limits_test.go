@@ -434,3 +434,63 @@ func TestZeroContextID(t *testing.T) {
 		t.Errorf("context ID %q lacks %q", c.ID(), ContextIDPrefix)
 	}
 }
+
+// TestColumnarPathBoundaries: the lengths where the columnar kernels hand a message from
+// one XXH3-128 computation to another (the head states up to 16 bytes, the in-place short
+// kernel up to a 240-byte message, the AVX2 long kernel up to 1024 bytes, the generic one
+// beyond), at and one past each, against the reference (zeebo/xxh3 over the encoded
+// frame or row). They back the equivalence of the mutants that move these bounds by one.
+func TestColumnarPathBoundaries(t *testing.T) {
+	r := rand.New(rand.NewPCG(47, 2))
+	c, k := kernelColumnar(t, Multiset)
+	// A frame of a w-word value is 4+w words, the message 32+8(4+w) bytes: short up to
+	// w = 22 (maxShortBytes = 176), long for w = 23..120 (up to 960 bytes).
+	for _, n := range []int{1, 8, 9, 15, 16, 17, maxShortBytes - 1, maxShortBytes, maxShortBytes + 1, maxShortBytes + 8, 953, 960, 961, 968} {
+		data := make([]byte, n+r.IntN(20))
+		for i := range data {
+			data[i] = byte(r.Uint32()) | 0x80
+		}
+		for _, lo := range []int{0, len(data) - n} {
+			tile := NewTile(1, len(kernelFields))
+			if _, err := Strings(k, tile, colText, normalize.Text, []int32{int32(lo), int32(lo + n)}, data, Validity{}); err != nil {
+				t.Fatal(err)
+			}
+			if want := refField(c, frame(kernelFields[colText], normalize.Text, packed(data[lo:lo+n])...)); tile.Digests[colText] != want {
+				t.Errorf("TEXT of %d bytes at %d of %d: %x, want %x", n, lo, len(data), tile.Digests[colText], want)
+			}
+		}
+	}
+	// Record rows of 2*cols words: short for 1..13 columns, long from 14.
+	wide := SchemaDescriptor{RenamePolicy: RenameKeepsIdentity}
+	for id := range uint64(14) {
+		wide.Fields = append(wide.Fields, SchemaField{ID: id, Type: TypeInt})
+	}
+	cw, err := NewContext(XXH3Columnar, ext1ID, wide, Multiset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := []uint64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}
+	for _, cols := range []int{1, 2, 12, 13, 14} {
+		kc, err := NewColumnar(cw, ids[:cols])
+		if err != nil {
+			t.Fatal(err)
+		}
+		tile := NewTile(3, cols)
+		for i := range tile.Digests {
+			tile.Digests[i] = Digest{Lo: r.Uint64(), Hi: r.Uint64()}
+		}
+		got := make([]Digest, 3)
+		if _, err := kc.Records(got, tile, 0); err != nil {
+			t.Fatal(err)
+		}
+		for row := range got {
+			var w []uint64
+			for _, d := range tile.Row(row) {
+				w = append(w, d.Lo, d.Hi)
+			}
+			if want := refHash(refV2Keys(cw).record, w...); got[row] != want {
+				t.Errorf("record row of %d fields: %x, want %x", cols, got[row], want)
+			}
+		}
+	}
+}
