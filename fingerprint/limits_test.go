@@ -151,6 +151,14 @@ func TestRecordSliceOutsidePool(t *testing.T) {
 			t.Errorf("slice at %d of %d words: %v, want %s", sl[0], sl[1], err, CodeRecord)
 		}
 	}
+	// The bound is the pool's length, not its capacity: a valid record just past the
+	// pool, in its spare capacity, is not read.
+	spare := append(slices.Clone(good), good...)[:len(good)]
+	f, _ := e.NewFeed(1)
+	b := &normalize.RecordBatch{ProfileID: strictID, Words: spare, Offsets: []uint64{pool}, Lengths: []uint64{pool}}
+	if err := f.Add(0, b, 0, 0); CodeOf(err) != CodeRecord {
+		t.Errorf("record in the pool's spare capacity: %v, want %s", err, CodeRecord)
+	}
 }
 
 // TestTileWithoutColumns: a tile of no columns has no rows (not a division by zero).
