@@ -433,10 +433,16 @@ func TestErrorText(t *testing.T) {
 	}
 }
 
-// TestZeroContextID: the zero Context has no identity.
+// TestZeroContextID: the zero Context has no identity; String is the identity or says invalid.
 func TestZeroContextID(t *testing.T) {
 	if id := (Context{}).ID(); id != "" {
 		t.Errorf("zero Context ID %q", id)
+	}
+	if s := (Context{}).String(); s != "Context(invalid)" {
+		t.Errorf("zero Context String %q", s)
+	}
+	if c := mustContext(t, XXH3, Ordered); c.String() != c.ID() {
+		t.Errorf("String %q, ID %q", c.String(), c.ID())
 	}
 	if c := mustContext(t, XXH3, Multiset); !strings.HasPrefix(c.ID(), ContextIDPrefix) {
 		t.Errorf("context ID %q lacks %q", c.ID(), ContextIDPrefix)
