@@ -233,8 +233,14 @@ func TestZBlocksBoundsExact(t *testing.T) {
 // the manifest's byte_length is refused before any of it reaches the reader, so a
 // caller never sees more bytes than byte_length, whatever the stream holds.
 func TestZBlocksNeverDeliverPastByteLength(t *testing.T) {
-	for _, want := range []uint64{0, 8, 16} { // the fixture's blocks are 16 then 8 bytes
-		got, err := zDecode(zFixture, 8, want)
+	first := zFixture[:33] // the fixture's blocks are 16 then 8 bytes
+	twice := append(bytes.Clone(first), first...)
+	for _, c := range []struct {
+		stored []byte
+		want   uint64
+	}{{zFixture, 0}, {zFixture, 8}, {zFixture, 16}, {twice, 24}} {
+		stored, want := c.stored, c.want
+		got, err := zDecode(stored, 8, want)
 		var ie *StorageIntegrityError
 		if !errors.As(err, &ie) {
 			t.Fatalf("byte_length %d: error %v, want a *StorageIntegrityError", want, err)
