@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"io/fs"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pipewhy/pipewhy/snapshot/vfs"
 )
 
 // TestCompressedPublishManyChunks: a compressed Publish streams each array in hash
@@ -37,7 +41,12 @@ func TestCompressedPublishManyChunks(t *testing.T) {
 		}
 	}
 
-	faulty, err := Open(t.TempDir(), Options{Compress: true, FS: failAt(func(k string) bool { return k == "sync" })})
+	faulty, err := Open(t.TempDir(), Options{Compress: true, FS: vfs.Inject(vfs.Default, func(op vfs.Op) error {
+		if op.Kind == vfs.OpSync && strings.HasSuffix(op.Path, "array-ids.bin") {
+			return errInjected
+		}
+		return nil
+	})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,4 +116,74 @@ func TestSpillNames(t *testing.T) {
 			t.Errorf("ValidSpillName(%q) = %v, want %v", name, !ok, ok)
 		}
 	}
+}
+
+// TestCompressedPublishArrayChangedWhileWritten: Publish hashes the arrays (phase 1)
+// before it writes them; an array whose bytes change in between (the caller broke the
+// rule that arrays stay unchanged during Publish) fails as a storage integrity error,
+// and nothing is published.
+func TestCompressedPublishArrayChangedWhileWritten(t *testing.T) {
+	s := newStore(t, Options{Compress: true})
+	md := fixtureMetadata(t)
+	arrays := fixtureArrays()
+	changed := false
+	fn := func(step Step, done, total uint64) {
+		if step == StepWrite && !changed {
+			arrays["ids"].data[0] ^= 1
+			changed = true
+		}
+	}
+	err := s.PublishWithProgress(context.Background(), md, arrays, fn)
+	var ie *StorageIntegrityError
+	if !changed || !errors.As(err, &ie) {
+		t.Fatalf("changed %v: error %v, want a *StorageIntegrityError", changed, err)
+	}
+	if _, err := s.Open(md.ID); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("published: %v", err)
+	}
+}
+
+// TestSpillRemoval: RemoveSpill removes a spill file, and one already gone is not an
+// error; a failure to remove the spill directory at Commit fails the Commit.
+func TestSpillRemoval(t *testing.T) {
+	fsys := vfs.Inject(vfs.Default, func(op vfs.Op) error {
+		if op.Kind == vfs.OpRemove && filepath.Base(op.Path) == spillDir {
+			return errInjected
+		}
+		return nil
+	})
+	s, err := Open(t.TempDir(), Options{FS: fsys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	md := fixtureMetadata(t)
+	w, err := s.Create(ctx, md.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := w.CreateSpill("run-0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.RemoveSpill("run-0"); err != nil {
+		t.Fatalf("RemoveSpill: %v", err)
+	}
+	if _, err := w.OpenSpill("run-0"); err == nil {
+		t.Fatal("the removed spill file opens")
+	}
+	if err := w.RemoveSpill("run-0"); err != nil {
+		t.Fatalf("RemoveSpill of a removed file: %v", err)
+	}
+	err = w.Commit(ctx, md, nil)
+	if !errors.Is(err, errInjected) {
+		t.Fatalf("Commit with the spill directory left: %v, want the injected fault", err)
+	}
+	w.Abort()
 }
