@@ -217,3 +217,16 @@ func TestManifestRejectsAtField(t *testing.T) {
 		}
 	}
 }
+
+// TestIntentWrongVersion: an intent of another version or format is refused as such,
+// not as a non-canonical one.
+func TestIntentWrongVersion(t *testing.T) {
+	want := `{"format":"pipewhy.snapshot.intent","snapshot_id":"0123456789abcdef0123456789abcdef","version":1}`
+	for _, bad := range []string{strings.Replace(want, `:1}`, `:2}`, 1), strings.Replace(want, `intent"`, `intent2"`, 1)} {
+		_, err := decodeIntent([]byte(bad))
+		var e *Error
+		if !errors.As(err, &e) || e.Code != CodeInvalidManifest || e.Msg != "not a version 1 pipewhy.snapshot.intent" {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}
