@@ -187,3 +187,24 @@ func TestSpillRemoval(t *testing.T) {
 	}
 	w.Abort()
 }
+
+// TestWriterCommitVerifiesContext: Commit refuses a fingerprint context the store's
+// VerifyContext rejects, with CodeContext and the rejection as its cause, and publishes
+// nothing.
+func TestWriterCommitVerifiesContext(t *testing.T) {
+	reject := errors.New("unknown context")
+	s := newStore(t, Options{VerifyContext: func(FingerprintContext) error { return reject }})
+	ctx := context.Background()
+	md := fixtureMetadata(t)
+	w, err := s.Create(ctx, md.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(ctx, md, nil); codeOf(err) != CodeContext || !errors.Is(err, reject) {
+		t.Fatalf("commit with a rejected context: %v", err)
+	}
+	w.Abort()
+	if _, err := s.Open(md.ID); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("published: %v", err)
+	}
+}
