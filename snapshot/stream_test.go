@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -80,5 +81,34 @@ func TestArrayReaderShortCause(t *testing.T) {
 		if errors.Is(err, io.ErrUnexpectedEOF) != !compress {
 			t.Errorf("compress %v: %v: io.ErrUnexpectedEOF in its chain: %v", compress, err, !compress)
 		}
+	}
+}
+
+// TestVerifyArraysProgressCountsStoredBytes: VerifyArrays reads the stored bytes of a
+// compressed payload without decoding them, so its progress runs to the size of the
+// files on disk, not to the logical byte_length.
+func TestVerifyArraysProgressCountsStoredBytes(t *testing.T) {
+	s := newStore(t, Options{Compress: true})
+	id := publishFixture(t, s)
+	var onDisk uint64
+	for _, k := range []string{"ids", "flags", "none"} {
+		fi, err := os.Stat(filepath.Join(s.Path(id), arrayFile(k)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		onDisk += uint64(fi.Size())
+	}
+	var mu sync.Mutex
+	var last, lastTotal uint64
+	fn := func(step Step, done, total uint64) {
+		mu.Lock()
+		last, lastTotal = max(last, done), total
+		mu.Unlock()
+	}
+	if err := s.VerifyArrays(id, nil, fn); err != nil {
+		t.Fatal(err)
+	}
+	if last != onDisk || lastTotal != onDisk || onDisk == 24+3 {
+		t.Fatalf("progress %d of %d, want the %d stored bytes", last, lastTotal, onDisk)
 	}
 }
