@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bytes"
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -55,5 +56,15 @@ func TestWrapBytes(t *testing.T) {
 	}
 	if _, err := WrapBytes(DType(0), le); err == nil {
 		t.Fatal("invalid dtype accepted")
+	}
+}
+
+// TestItoa: itoa writes x in decimal as strconv does, at the single-digit, carry and
+// 64-bit limits.
+func TestItoa(t *testing.T) {
+	for _, x := range []uint64{0, 1, 9, 10, 19, 99, 100, 1234567890, 1<<64 - 1} {
+		if got, want := itoa(x), strconv.FormatUint(x, 10); got != want {
+			t.Errorf("itoa(%d) = %q, want %q", x, got, want)
+		}
 	}
 }

@@ -1,6 +1,9 @@
 package snapshot
 
 import (
+	"encoding/json"
+	"errors"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -15,7 +18,7 @@ var jsonCases = []string{
 	`{"a":1,"a":2}`, `{"a":1,}`, `[1,]`, `[1 2]`, `{"a" 1}`, `{1:2}`, `{"a":1}x`, `{"a":1} {}`,
 	`01`, `-`, `1.`, `.5`, `1e`, `1e+`, `+1`, `-01`, `1.5e3x`, `[01]`, `nul`, `truex`, `[true1]`,
 	`"a\"b"`, `"\u00e9"`, `"é ✓ \u007f"`, "\"a\x01b\"", `"\ud800"`, `"abc`, `[`, `{`, `{"a":`, ``, ` `,
-	`[[[[[[[[]]]]]]]]`, `[[[[[[[[[]]]]]]]]]`, `{"a":{"b":{"c":{"d":{"e":{"f":{"g":{"h":{}}}}}}}}}`,
+	`[[[[[[[[]]]]]]]]`, `[[[[[[[[[]]]]]]]]]`, `{"a"`, `{"a" `, `[1`, `[1 `, `{"a":{"b":{"c":{"d":{"e":{"f":{"g":{"h":{}}}}}}}}}`,
 	`{"a":{"b":{"c":{"d":{"e":{"f":{"g":{}}}}}}}}`,
 	strings.Replace(fixtureManifest, `"format":`, `"format":"x","format":`, 1),
 }
@@ -67,4 +70,83 @@ func FuzzFastParse(f *testing.F) {
 		f.Add([]byte(c))
 	}
 	f.Fuzz(checkFastParse)
+}
+
+// nested returns depth levels of arrays (obj false) or of objects keyed "k" (obj true)
+// around an empty one: depth 1 is `[]` or `{}`.
+func nested(depth int, obj bool) string {
+	open, close := "[", "]"
+	if obj {
+		open, close = `{"k":`, "}"
+	}
+	inner := "[]"
+	if obj {
+		inner = "{}"
+	}
+	return strings.Repeat(open, depth-1) + inner + strings.Repeat(close, depth-1)
+}
+
+// TestFastParseTakesPlainDocuments pins the fast parser's subset from the inside: each
+// of these documents is plain (no escape, no control character, no duplicate key, nesting
+// within maxDepth), so fastParse itself must take it, with the token decoder's tree. A
+// fast parser that declined one would still pass TestFastParseAgreesWithTokens (the token
+// decoder would answer), so that test cannot see a number, bracket or sign it misreads.
+func TestFastParseTakesPlainDocuments(t *testing.T) {
+	plain := []string{
+		`{}`, `[]`, `[0]`, `[1]`, `[1,2]`, `{"a":0}`, `{"a":1,"b":[]}`,
+		`0`, `9`, `10`, `19`, `90`, `-1`, `-0`, `-9`, `0.5`, `1.5`, `1.09`, `1e5`, `1E5`,
+		`1e+5`, `1e-5`, `-0.09E+19`, `"x"`, `true`, `false`, `null`,
+		nested(maxDepth, false), nested(maxDepth, true), plainManifest,
+	}
+	for _, c := range plain {
+		got, ok := fastParse([]byte(c))
+		if !ok {
+			t.Errorf("fast parser declined the plain document %q", c)
+			continue
+		}
+		want, err := parseTokens([]byte(c))
+		if err != nil {
+			t.Fatalf("%q: token decoder: %v", c, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: fast tree differs from the token decoder's", c)
+		}
+	}
+}
+
+// TestJSONDepthLimit: maxDepth levels parse, one more is rejected, by both parsers, for
+// arrays and for objects.
+func TestJSONDepthLimit(t *testing.T) {
+	for _, obj := range []bool{false, true} {
+		at, past := nested(maxDepth, obj), nested(maxDepth+1, obj)
+		if _, err := parseJSON([]byte(at)); err != nil {
+			t.Errorf("%s: %v", at, err)
+		}
+		if _, err := parseTokens([]byte(at)); err != nil {
+			t.Errorf("token decoder, %s: %v", at, err)
+		}
+		if _, err := parseJSON([]byte(past)); err == nil {
+			t.Errorf("%s (%d levels) accepted", past, maxDepth+1)
+		}
+		if _, err := parseTokens([]byte(past)); err == nil {
+			t.Errorf("token decoder, %s (%d levels) accepted", past, maxDepth+1)
+		}
+	}
+}
+
+// TestJSONErrorKinds: a document that ends before its value is io.ErrUnexpectedEOF; a
+// syntax error stays the decoder's *json.SyntaxError, not an end of input.
+func TestJSONErrorKinds(t *testing.T) {
+	for _, c := range []string{``, ` `, `{"a":`, `[1,`} {
+		if _, err := parseJSON([]byte(c)); !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("%q: error %v, want io.ErrUnexpectedEOF", c, err)
+		}
+	}
+	for _, c := range []string{`}`, `]`, `[}`} {
+		_, err := parseJSON([]byte(c))
+		var se *json.SyntaxError
+		if !errors.As(err, &se) {
+			t.Errorf("%q: error %v (%T), want *json.SyntaxError", c, err, err)
+		}
+	}
 }

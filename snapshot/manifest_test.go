@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -173,4 +174,59 @@ func TestIntent(t *testing.T) {
 
 func entryOf(key string, a Array) entry {
 	return entry{File: arrayFile(key), DType: a.dtype, Count: uint64(a.Len()), ByteLength: uint64(len(a.data)), SHA256: sha256Sum(a.data)}
+}
+
+// TestManifestRejectsAtField: the error names the field that breaks the rule, joined
+// with dots from the root (a root field has no leading dot).
+func TestManifestRejectsAtField(t *testing.T) {
+	r := func(old, new string) string {
+		if !strings.Contains(fixtureManifest, old) {
+			t.Fatalf("fixture has no %q", old)
+		}
+		return strings.Replace(fixtureManifest, old, new, 1)
+	}
+	ids := `"ids":{"byte_length":"24","count":"3","dtype":"uint64"`
+	withIDs := func(bl, count, dt string) string {
+		return r(ids, `"ids":{"byte_length":"`+bl+`","count":"`+count+`","dtype":"`+dt+`"`)
+	}
+	for _, tc := range []struct{ name, data, field, msg string }{
+		{"misspelled arrays", r(`"arrays":{`, `"arrayz":{`), "arrays", "required field is missing"},
+		{"missing sha256", r(`,"sha256":"fcc4cc05323d8851a676a44e87879ee41dff197698e6054d955b561c2bf62df6"`, ``), "arrays.ids.sha256", "required field is missing"},
+		{"unknown entry field", r(`"file":"array-ids.bin",`, `"file":"array-ids.bin","offset":"0",`), "arrays.ids", `unknown field "offset"`},
+		{"unknown top field", r(`"format":`, `"extra":1,"format":`), "", `unknown field "extra"`},
+		// count * 8 is 2**64, 0 modulo 2**64: the product must not wrap to byte_length 0.
+		{"count * width wraps to 0", withIDs("0", "2305843009213693952", "uint64"), "arrays.ids.byte_length", "byte_length is not count * dtype width"},
+	} {
+		_, err := decodeManifest([]byte(tc.data))
+		var e *Error
+		if !errors.As(err, &e) || e.Code != CodeInvalidManifest || e.Field != tc.field || e.Msg != tc.msg {
+			t.Errorf("%s: %v, want %s at field %q: %s", tc.name, err, CodeInvalidManifest, tc.field, tc.msg)
+		}
+	}
+	// The largest counts whose byte_length fits in 64 bits, floor((2**64-1)/width), decode
+	// (the manifest is checked alone: no payload of that size is needed).
+	for _, tc := range []struct{ bl, count, dt string }{
+		{"18446744073709551615", "18446744073709551615", "uint8"},
+		{"18446744073709551608", "2305843009213693951", "uint64"},
+	} {
+		_, err := decodeManifest([]byte(withIDs(tc.bl, tc.count, tc.dt)))
+		var e *Error
+		t.Logf("%s: %v", tc.dt, err)
+		if errors.As(err, &e) && strings.HasSuffix(e.Field, "byte_length") {
+			t.Errorf("%s count %s byte_length %s: %v", tc.dt, tc.count, tc.bl, err)
+		}
+	}
+}
+
+// TestIntentWrongVersion: an intent of another version or format is refused as such,
+// not as a non-canonical one.
+func TestIntentWrongVersion(t *testing.T) {
+	want := `{"format":"pipewhy.snapshot.intent","snapshot_id":"0123456789abcdef0123456789abcdef","version":1}`
+	for _, bad := range []string{strings.Replace(want, `:1}`, `:2}`, 1), strings.Replace(want, `intent"`, `intent2"`, 1)} {
+		_, err := decodeIntent([]byte(bad))
+		var e *Error
+		if !errors.As(err, &e) || e.Code != CodeInvalidManifest || e.Msg != "not a version 1 pipewhy.snapshot.intent" {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
 }

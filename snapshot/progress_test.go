@@ -11,7 +11,8 @@ import (
 	"github.com/pipewhy/pipewhy/snapshot/vfs"
 )
 
-// TestPublishProgress: every step starts at 0 and ends at the arrays' total; write
+// TestPublishProgress: every step starts at 0 and ends at the arrays' total, each report
+// after the start counting new bytes; write
 // progress never counts a byte that is not yet fsynced, and a file larger than the write
 // chunk is fsynced a chunk at a time; Open reports its reads the same way.
 func TestPublishProgress(t *testing.T) {
@@ -77,10 +78,17 @@ func TestPublishProgress(t *testing.T) {
 		t.Helper()
 		var largest uint64
 		n := 0
+		seen := map[uint64]bool{}
 		for i, r := range reports {
 			if r.step != step {
 				continue
 			}
+			// Each report after the start counts new bytes: done never repeats (the
+			// reports of concurrent chunks may arrive out of order, so not "increases").
+			if seen[r.done] {
+				t.Errorf("%s report %d: done %d again, a report of no progress", step, i, r.done)
+			}
+			seen[r.done] = true
 			if n == 0 && r.done != 0 {
 				t.Errorf("%s starts at %d", step, r.done)
 			}

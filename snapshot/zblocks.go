@@ -129,6 +129,7 @@ type zReader struct {
 	raw   []byte
 	off   int // read position in raw
 	err   error
+	hdr   [zHeader]byte // a field, not a local: a local escapes, one allocation a block
 	// sum, when set, hashes the decoded bytes; at the end of the stream they must hash
 	// to wantSum (the manifest's logical sha256), else the stream ends in an error.
 	sum     hash.Hash
@@ -168,7 +169,7 @@ func (z *zReader) Read(p []byte) (int, error) {
 // stream has ended exactly at byte_length) or the error that stops the stream.
 func (z *zReader) next() error {
 	z.raw, z.off = z.raw[:0], 0
-	var h [zHeader]byte
+	h := &z.hdr
 	k, err := io.ReadFull(z.src, h[:])
 	if k == 0 && errors.Is(err, io.EOF) {
 		if z.got != z.want {

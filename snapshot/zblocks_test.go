@@ -182,3 +182,98 @@ func FuzzZBlocksDecode(f *testing.F) {
 		}
 	})
 }
+
+// zBlockBytes is one block of the stream: the header for raw_length raw and frame_length
+// len(frames), then frames.
+func zBlockBytes(raw uint32, frames []byte) []byte {
+	b := binary.LittleEndian.AppendUint32(nil, raw)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(frames)))
+	return append(b, frames...)
+}
+
+// skippable is a zstd skippable frame (RFC 8878 3.1.2) of n bytes in all, n >= 8.
+func skippable(n int) []byte {
+	b := []byte{0x50, 0x2a, 0x4d, 0x18}
+	b = binary.LittleEndian.AppendUint32(b, uint32(n-8))
+	return append(b, make([]byte, n-8)...)
+}
+
+// TestZBlocksBoundsExact: PW-C5Z.03's bounds are inclusive. A block of raw_length
+// exactly 4 MiB and one of frame_length exactly 4 MiB + 64 KiB (a frame padded with a
+// skippable frame, which readers skip) decode; one element or one byte more does not.
+func TestZBlocksBoundsExact(t *testing.T) {
+	const maxRaw, maxFrame = 4194304, 4259840 // the contract's figures, not the constants
+	big := make([]byte, maxRaw)
+	for i := range big {
+		big[i] = byte(i * 7)
+	}
+	frame := zEncoder().EncodeAll(big, nil)
+	if got, err := zDecode(zBlockBytes(maxRaw, frame), 8, maxRaw); err != nil || !bytes.Equal(got, big) {
+		t.Fatalf("raw_length 4 MiB: %v", err)
+	}
+	over := append(bytes.Clone(big), make([]byte, 8)...)
+	if _, err := zDecode(zBlockBytes(maxRaw+8, zEncoder().EncodeAll(over, nil)), 8, maxRaw+8); err == nil {
+		t.Fatal("raw_length 4 MiB + 8 accepted")
+	}
+
+	one := zFixtureLogical[:8]
+	f := zEncoder().EncodeAll(one, nil)
+	at := append(bytes.Clone(f), skippable(maxFrame-len(f))...)
+	if got, err := zDecode(zBlockBytes(8, at), 8, 8); err != nil || !bytes.Equal(got, one) {
+		t.Fatalf("frame_length 4 MiB + 64 KiB: %v", err)
+	}
+	past := append(bytes.Clone(f), skippable(maxFrame+1-len(f))...)
+	var ie *StorageIntegrityError
+	if _, err := zDecode(zBlockBytes(8, past), 8, 8); !errors.As(err, &ie) {
+		t.Fatalf("frame_length 4 MiB + 64 KiB + 1: error %v, want a *StorageIntegrityError", err)
+	}
+}
+
+// TestZBlocksNeverDeliverPastByteLength: a block that would take the decoded bytes past
+// the manifest's byte_length is refused before any of it reaches the reader, so a
+// caller never sees more bytes than byte_length, whatever the stream holds.
+func TestZBlocksNeverDeliverPastByteLength(t *testing.T) {
+	first := zFixture[:33] // the fixture's blocks are 16 then 8 bytes
+	twice := append(bytes.Clone(first), first...)
+	for _, c := range []struct {
+		stored []byte
+		want   uint64
+	}{{zFixture, 0}, {zFixture, 8}, {zFixture, 16}, {twice, 24}} {
+		stored, want := c.stored, c.want
+		got, err := zDecode(stored, 8, want)
+		var ie *StorageIntegrityError
+		if !errors.As(err, &ie) {
+			t.Fatalf("byte_length %d: error %v, want a *StorageIntegrityError", want, err)
+		}
+		if uint64(len(got)) > want {
+			t.Fatalf("byte_length %d: %d bytes delivered", want, len(got))
+		}
+	}
+}
+
+// TestZBlocksReaderReusesBuffers: decoding allocates per stream, not per block: the
+// frame and block buffers are reused when the next block fits them exactly.
+func TestZBlocksReaderReusesBuffers(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool (the zstd decoder's state) drop items: allocations are not counted")
+	}
+	block := bytes.Repeat([]byte("0123456789abcdef"), 64) // 1 KiB
+	frame := zEncoder().EncodeAll(block, nil)
+	allocs := func(n int) float64 {
+		stored := bytes.Repeat(zBlockBytes(uint32(len(block)), frame), n)
+		buf := make([]byte, 4096)
+		return testing.AllocsPerRun(5, func() {
+			z := newZReader(bytes.NewReader(stored), "array-a.bin", 8, uint64(n*len(block)))
+			for {
+				if _, err := z.Read(buf); err == io.EOF {
+					return
+				} else if err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+	if few, many := allocs(2), allocs(66); many > few {
+		t.Fatalf("2 blocks: %.0f allocations, 66 equal blocks: %.0f", few, many)
+	}
+}
