@@ -1,0 +1,146 @@
+package canonical_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/pipewhy/pipewhy/canonical"
+)
+
+// Error's text names each set field in a fixed order (errors.go's field comments);
+// an unset field must leave no trace.
+func TestErrorTextFields(t *testing.T) {
+	cases := []struct {
+		e    canonical.Error
+		want string
+	}{
+		{canonical.Error{Code: canonical.CodeLimit}, "canonical: GF_CANONICAL_LIMIT"},
+		{canonical.Error{Code: canonical.CodeLimit, Op: "schema"}, "canonical: GF_CANONICAL_LIMIT in schema"},
+		{canonical.Error{Code: canonical.CodeEncoding, Domain: "gf.x"}, "canonical: GF_CANONICAL_ENCODING domain gf.x"},
+		{canonical.Error{Code: canonical.CodeUnsupportedVersion, Version: 2}, "canonical: GF_UNSUPPORTED_CONTRACT_VERSION version 2"},
+		{canonical.Error{Code: canonical.CodeLimit, Path: "p", Limit: 7}, "canonical: GF_CANONICAL_LIMIT at p (observed 0, limit 7)"},
+		{canonical.Error{Code: canonical.CodeLimit, Observed: 9}, "canonical: GF_CANONICAL_LIMIT (observed 9, limit 0)"},
+		{canonical.Error{Code: canonical.CodeEncoding, Err: errors.New("io")}, "canonical: GF_CANONICAL_ENCODING: io"},
+	}
+	for _, c := range cases {
+		if got := c.e.Error(); got != c.want {
+			t.Errorf("Error() = %q, want %q", got, c.want)
+		}
+	}
+}
+
+// nest wraps inner in n containers of one kind; list<int64> is depth 1 (limits.go, spec §limits).
+func nest(kind string, n int) arrow.DataType {
+	var t arrow.DataType = arrow.PrimitiveTypes.Int64
+	for i := 0; i < n; i++ {
+		switch kind {
+		case "list":
+			t = arrow.ListOf(t)
+		case "large_list":
+			t = arrow.LargeListOf(t)
+		case "fixed_list":
+			t = arrow.FixedSizeListOf(2, t)
+		case "struct":
+			t = arrow.StructOf(arrow.Field{Name: "c", Type: t, Nullable: true})
+		case "map":
+			t = arrow.MapOf(arrow.BinaryTypes.String, t)
+		}
+	}
+	return t
+}
+
+// Exactly MaxDepth nested containers are allowed, one more is GF_CANONICAL_LIMIT.
+func TestDepthLimitEachContainer(t *testing.T) {
+	for _, kind := range []string{"list", "large_list", "fixed_list", "struct", "map"} {
+		for _, n := range []int{canonical.MaxDepth, canonical.MaxDepth + 1} {
+			s := arrow.NewSchema([]arrow.Field{{Name: "f", Type: nest(kind, n), Nullable: true}}, nil)
+			_, err := canonical.SchemaBytes(s, nil)
+			if n <= canonical.MaxDepth && err != nil {
+				t.Errorf("%s depth %d: %v, want accepted", kind, n, err)
+			}
+			if n > canonical.MaxDepth && canonical.CodeOf(err) != canonical.CodeLimit {
+				t.Errorf("%s depth %d: %v, want %s", kind, n, err, canonical.CodeLimit)
+			}
+		}
+	}
+}
+
+func wantOK(t *testing.T, what string, s *arrow.Schema) {
+	t.Helper()
+	if _, err := canonical.SchemaBytes(s, nil); err != nil {
+		t.Errorf("%s: %v, want accepted", what, err)
+	}
+}
+
+func wantLimit(t *testing.T, what string, s *arrow.Schema) {
+	t.Helper()
+	if _, err := canonical.SchemaBytes(s, nil); canonical.CodeOf(err) != canonical.CodeLimit {
+		t.Errorf("%s: %v, want %s", what, err, canonical.CodeLimit)
+	}
+}
+
+func fields(n int) []arrow.Field {
+	fs := make([]arrow.Field, n)
+	for i := range fs {
+		fs[i] = arrow.Field{Name: "f" + strings.Repeat("x", i%7) + string(rune('a'+i%26)), Type: arrow.PrimitiveTypes.Int8}
+	}
+	return fs
+}
+
+// Every limit is inclusive: a count or length equal to it is accepted (spec: "exceeds").
+func TestSchemaLimitsInclusive(t *testing.T) {
+	wantOK(t, "MaxFields fields", arrow.NewSchema(fields(canonical.MaxFields), nil))
+	wantLimit(t, "MaxFields+1 fields", arrow.NewSchema(fields(canonical.MaxFields+1), nil))
+	st := func(n int) *arrow.Schema {
+		return arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.StructOf(fields(n)...)}}, nil)
+	}
+	wantOK(t, "struct of MaxFields", st(canonical.MaxFields))
+	wantLimit(t, "struct of MaxFields+1", st(canonical.MaxFields+1))
+
+	long := strings.Repeat("a", canonical.MaxTextBytes)
+	wantOK(t, "name of MaxTextBytes", arrow.NewSchema([]arrow.Field{{Name: long, Type: arrow.PrimitiveTypes.Int8}}, nil))
+	wantLimit(t, "name of MaxTextBytes+1", arrow.NewSchema([]arrow.Field{{Name: long + "a", Type: arrow.PrimitiveTypes.Int8}}, nil))
+
+	md := func(n int, k, v string) *arrow.Schema {
+		keys, vals := make([]string, n), make([]string, n)
+		for i := range keys {
+			keys[i], vals[i] = k+strings.Repeat("k", i), v
+		}
+		m := arrow.NewMetadata(keys, vals)
+		return arrow.NewSchema([]arrow.Field{{Name: "f", Type: arrow.PrimitiveTypes.Int8, Metadata: m}}, nil)
+	}
+	wantOK(t, "MaxMetadataEntries entries", md(canonical.MaxMetadataEntries, "k", "v"))
+	wantLimit(t, "MaxMetadataEntries+1 entries", md(canonical.MaxMetadataEntries+1, "k", "v"))
+	wantOK(t, "metadata key of MaxTextBytes", md(1, long, "v"))
+	wantLimit(t, "metadata key of MaxTextBytes+1", md(1, long+"a", "v"))
+	wantOK(t, "metadata value of MaxTextBytes", md(1, "k", long))
+	wantLimit(t, "metadata value of MaxTextBytes+1", md(1, "k", long+"a"))
+
+	fsb := func(w int) *arrow.Schema {
+		return arrow.NewSchema([]arrow.Field{{Name: "b", Type: &arrow.FixedSizeBinaryType{ByteWidth: w}}}, nil)
+	}
+	wantOK(t, "fixed binary of MaxBinaryBytes", fsb(canonical.MaxBinaryBytes))
+	wantLimit(t, "fixed binary of MaxBinaryBytes+1", fsb(canonical.MaxBinaryBytes+1))
+	wantOK(t, "fixed binary of width 0", fsb(0))
+	fsl := func(n int32) *arrow.Schema {
+		return arrow.NewSchema([]arrow.Field{{Name: "l", Type: arrow.FixedSizeListOf(n, arrow.PrimitiveTypes.Int8)}}, nil)
+	}
+	wantOK(t, "fixed list of MaxElements", fsl(canonical.MaxElements))
+	wantLimit(t, "fixed list of MaxElements+1", fsl(canonical.MaxElements+1))
+}
+
+// A registry key of exactly MaxTextBytes is checked for its prefix, not rejected as too long.
+func TestRegistryKeyLengthInclusive(t *testing.T) {
+	k := "graphforge." + strings.Repeat("a", canonical.MaxTextBytes-len("graphforge."))
+	r := canonical.MetadataRegistry{Semantic: []string{k}}
+	if err := r.Validate(); err != nil {
+		t.Errorf("key of MaxTextBytes: %v, want accepted", err)
+	}
+	r = canonical.MetadataRegistry{Semantic: []string{k + "a"}}
+	if err := r.Validate(); canonical.CodeOf(err) != canonical.CodeLimit {
+		t.Errorf("key of MaxTextBytes+1: %v, want %s", err, canonical.CodeLimit)
+	}
+}
