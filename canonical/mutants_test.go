@@ -144,3 +144,66 @@ func TestRegistryKeyLengthInclusive(t *testing.T) {
 		t.Errorf("key of MaxTextBytes+1: %v, want %s", err, canonical.CodeLimit)
 	}
 }
+
+// A depth error reports the depth reached and the limit (Observed, Limit), and a map key
+// nests like any other child.
+func TestDepthLimitObserved(t *testing.T) {
+	for _, kind := range []string{"list", "large_list", "fixed_list", "struct", "map"} {
+		s := arrow.NewSchema([]arrow.Field{{Name: "f", Type: nest(kind, canonical.MaxDepth+1), Nullable: true}}, nil)
+		_, err := canonical.SchemaBytes(s, nil)
+		var e *canonical.Error
+		if !errors.As(err, &e) || e.Code != canonical.CodeLimit || e.Observed != canonical.MaxDepth+1 || e.Limit != canonical.MaxDepth {
+			t.Errorf("%s depth %d: %#v, want observed %d limit %d", kind, canonical.MaxDepth+1, err, canonical.MaxDepth+1, canonical.MaxDepth)
+		}
+	}
+	key := func(n int) *arrow.Schema { // map<list^n<int64>, int64>: depth n+1
+		return arrow.NewSchema([]arrow.Field{{Name: "m", Type: arrow.MapOf(nest("list", n), arrow.PrimitiveTypes.Int64)}}, nil)
+	}
+	wantOK(t, "map key at MaxDepth", key(canonical.MaxDepth-1))
+	wantLimit(t, "map key past MaxDepth", key(canonical.MaxDepth))
+}
+
+// The metadata form of an extension is found whatever the order of the two Arrow keys,
+// and the version is any u32 in decimal ("0" and the 10-digit maximum included).
+func TestExtensionMetadataForm(t *testing.T) {
+	for _, c := range []struct {
+		keys, vals []string
+		version    uint32
+	}{
+		{[]string{"ARROW:extension:metadata", "ARROW:extension:name"}, []string{"1", "graphforge.id"}, 1},
+		{[]string{"ARROW:extension:name", "ARROW:extension:metadata"}, []string{"graphforge.id", "0"}, 0},
+		{[]string{"ARROW:extension:name", "ARROW:extension:metadata"}, []string{"graphforge.id", "4294967295"}, 4294967295},
+	} {
+		reg := &canonical.Options{Extensions: []canonical.Extension{{Name: "graphforge.id", Version: c.version, Storage: arrow.BinaryTypes.String}}}
+		md := arrow.NewMetadata(c.keys, c.vals)
+		s := arrow.NewSchema([]arrow.Field{{Name: "e", Type: arrow.BinaryTypes.String, Metadata: md}}, nil)
+		got, err := canonical.SchemaBytes(s, reg)
+		if err != nil {
+			t.Errorf("%v: %v, want accepted", c.vals, err)
+			continue
+		}
+		// ... 70, text "graphforge.id", u32 version, storage tag 30, md 0; schema md 0
+		tail := []byte{0, 0, 0, 0, 0, 0, 0, 13}
+		tail = append(tail, "graphforge.id"...)
+		tail = append(tail, byte(c.version>>24), byte(c.version>>16), byte(c.version>>8), byte(c.version), 0x30, 0, 0, 0, 0, 0, 0, 0, 0)
+		if !strings.HasSuffix(string(got), string(tail)) {
+			t.Errorf("%v: %x, want suffix %x", c.vals, got, tail)
+		}
+	}
+}
+
+// Options.Validate rejects a registered extension whose storage cannot be canonicalised.
+func TestOptionsValidateExtensionStorage(t *testing.T) {
+	o := &canonical.Options{Extensions: []canonical.Extension{{Name: "graphforge.x", Version: 1, Storage: nest("list", canonical.MaxDepth+1)}}}
+	if err := o.Validate(); canonical.CodeOf(err) != canonical.CodeLimit {
+		t.Errorf("storage past MaxDepth: %v, want %s", err, canonical.CodeLimit)
+	}
+}
+
+// Validate accepts more volatile than semantic keys.
+func TestRegistryVolatileOnly(t *testing.T) {
+	r := canonical.MetadataRegistry{Volatile: []string{"graphforge.a", "graphforge.b"}}
+	if err := r.Validate(); err != nil {
+		t.Errorf("volatile only: %v", err)
+	}
+}
