@@ -207,3 +207,32 @@ func TestRegistryVolatileOnly(t *testing.T) {
 		t.Errorf("volatile only: %v", err)
 	}
 }
+
+// The digit 9 is a hex digit (RFC 9562 hyphenated form).
+func TestParseUUIDDigitNine(t *testing.T) {
+	got, err := canonical.ParseUUID("99999999-9999-8999-9999-999999999999")
+	want := canonical.UUID{0x99, 0x99, 0x99, 0x99, 0x99, 0x99, 0x89, 0x99, 0x99, 0x99, 0x99, 0x99, 0x99, 0x99, 0x99, 0x99}
+	if err != nil || got != want {
+		t.Errorf("ParseUUID: %x, %v, want %x", got, err, want)
+	}
+}
+
+// ToMicros at the exact edges of its contract: the most negative multiple that still fits,
+// and a factor of 0, which is neither a multiplier nor a divisor (rejected, no panic).
+func TestToMicrosEdges(t *testing.T) {
+	for _, c := range []struct {
+		v, factor, want int64
+		ok             bool
+	}{
+		{-9223372036854775, 1000, -9223372036854775000, true}, // MinInt64/1000 truncated, times 1000
+		{-9223372036854776, 1000, 0, false},
+		{9223372036854775, 1000, 9223372036854775000, true},
+		{9223372036854776, 1000, 0, false},
+		{5, 0, 0, false},
+	} {
+		got, ok := canonical.ToMicros(c.v, c.factor)
+		if got != c.want || ok != c.ok {
+			t.Errorf("ToMicros(%d, %d) = %d, %v, want %d, %v", c.v, c.factor, got, ok, c.want, c.ok)
+		}
+	}
+}
