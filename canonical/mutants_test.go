@@ -222,7 +222,7 @@ func TestParseUUIDDigitNine(t *testing.T) {
 func TestToMicrosEdges(t *testing.T) {
 	for _, c := range []struct {
 		v, factor, want int64
-		ok             bool
+		ok              bool
 	}{
 		{-9223372036854775, 1000, -9223372036854775000, true}, // MinInt64/1000 truncated, times 1000
 		{-9223372036854776, 1000, 0, false},
