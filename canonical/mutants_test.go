@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/pipewhy/pipewhy/canonical"
 )
@@ -234,5 +236,38 @@ func TestToMicrosEdges(t *testing.T) {
 		if got != c.want || ok != c.ok {
 			t.Errorf("ToMicros(%d, %d) = %d, %v, want %d, %v", c.v, c.factor, got, ok, c.want, c.ok)
 		}
+	}
+}
+
+// A list value of exactly MaxElements elements is accepted (the limit is inclusive), for
+// 32- and 64-bit offsets; nulls keep the child cheap.
+func TestListAtElementLimit(t *testing.T) {
+	nulls := array.NewNull(canonical.MaxElements)
+	offs32 := memory.NewBufferBytes(arrow.Int32Traits.CastToBytes([]int32{0, canonical.MaxElements}))
+	l32 := array.MakeFromData(array.NewData(arrow.ListOf(arrow.Null), 1, []*memory.Buffer{nil, offs32}, []arrow.ArrayData{nulls.Data()}, 0, 0))
+	offs64 := memory.NewBufferBytes(arrow.Int64Traits.CastToBytes([]int64{0, canonical.MaxElements}))
+	l64 := array.MakeFromData(array.NewData(arrow.LargeListOf(arrow.Null), 1, []*memory.Buffer{nil, offs64}, []arrow.ArrayData{nulls.Data()}, 0, 0))
+	for _, l := range []arrow.Array{l32, l64} {
+		schema, rec := oneColumn("l", l, false)
+		if err := sizeErr(schema, rec); err != nil {
+			t.Errorf("%s of MaxElements: %v, want accepted", l.DataType(), err)
+		}
+	}
+}
+
+// A dictionary index equal to the dictionary's length is out of range: GF_CANONICAL_ENCODING.
+func TestDictionaryIndexAtLength(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	db := array.NewStringBuilder(mem)
+	db.AppendValues([]string{"a", "b"}, nil)
+	dict := db.NewArray()
+	ib := array.NewInt32Builder(mem)
+	ib.AppendValues([]int32{0, 2}, nil)
+	idx := ib.NewArray()
+	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	arr := array.NewDictionaryArray(dt, idx, dict)
+	schema, rec := oneColumn("d", arr, false)
+	if _, err := canonical.TableBytes(schema, []arrow.RecordBatch{rec}, nil); canonical.CodeOf(err) != canonical.CodeEncoding {
+		t.Errorf("index 2 of 2 values: %v, want %s", err, canonical.CodeEncoding)
 	}
 }
