@@ -267,7 +267,47 @@ func TestDictionaryIndexAtLength(t *testing.T) {
 	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
 	arr := array.NewDictionaryArray(dt, idx, dict)
 	schema, rec := oneColumn("d", arr, false)
-	if _, err := canonical.TableBytes(schema, []arrow.RecordBatch{rec}, nil); canonical.CodeOf(err) != canonical.CodeEncoding {
-		t.Errorf("index 2 of 2 values: %v, want %s", err, canonical.CodeEncoding)
+	_, err := canonical.TableBytes(schema, []arrow.RecordBatch{rec}, nil)
+	// The index itself is reported, not whatever reading past the dictionary would hit.
+	var e *canonical.Error
+	if !errors.As(err, &e) || e.Code != canonical.CodeEncoding || !strings.HasSuffix(e.Path, "dictionary index") {
+		t.Errorf("index 2 of 2 values: %v, want %s at the dictionary index", err, canonical.CodeEncoding)
+	}
+}
+
+// A list over the element limit reports its own element count, also when its offsets do
+// not start at 0.
+func TestListElementLimitObserved(t *testing.T) {
+	nulls := array.NewNull(canonical.MaxElements + 2)
+	offs := memory.NewBufferBytes(arrow.Int32Traits.CastToBytes([]int32{0, 1, canonical.MaxElements + 2}))
+	l := array.MakeFromData(array.NewData(arrow.ListOf(arrow.Null), 2, []*memory.Buffer{nil, offs}, []arrow.ArrayData{nulls.Data()}, 0, 0))
+	schema, rec := oneColumn("l", l, false)
+	var e *canonical.Error
+	if err := sizeErr(schema, rec); !errors.As(err, &e) || e.Code != canonical.CodeLimit || e.Observed != canonical.MaxElements+1 {
+		t.Errorf("list of MaxElements+1 at offset 1: %v, want observed %d", err, canonical.MaxElements+1)
+	}
+}
+
+// Slicing never changes canonical bytes: a sliced fixed-size list encodes like the same
+// values built unsliced.
+func TestSlicedFixedSizeList(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	build := func(vals []int8) arrow.Array {
+		b := array.NewFixedSizeListBuilder(mem, 2, arrow.PrimitiveTypes.Int8)
+		vb := b.ValueBuilder().(*array.Int8Builder)
+		for i := 0; i < len(vals); i += 2 {
+			b.Append(true)
+			vb.AppendValues(vals[i:i+2], nil)
+		}
+		return b.NewArray()
+	}
+	full := build([]int8{1, 2, 3, 4, 5, 6, 7, 8})
+	want := build([]int8{5, 6, 7, 8})
+	s1, r1 := oneColumn("l", array.NewSlice(full, 2, 4), false)
+	s2, r2 := oneColumn("l", want, false)
+	got, err1 := canonical.TableBytes(s1, []arrow.RecordBatch{r1}, nil)
+	exp, err2 := canonical.TableBytes(s2, []arrow.RecordBatch{r2}, nil)
+	if err1 != nil || err2 != nil || string(got) != string(exp) {
+		t.Errorf("sliced fixed-size list: %x, %v; unsliced %x, %v", got, err1, exp, err2)
 	}
 }
