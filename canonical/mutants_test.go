@@ -311,3 +311,45 @@ func TestSlicedFixedSizeList(t *testing.T) {
 		t.Errorf("sliced fixed-size list: %x, %v; unsliced %x, %v", got, err1, exp, err2)
 	}
 }
+
+// The sizing pass of a sliced fixed-size list measures the sliced rows' own children:
+// variable-size children, plain and inside a struct without nulls, make any misplaced
+// child range visible in the size.
+func TestSlicedFixedSizeListSize(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	size := func(a arrow.Array) uint64 {
+		schema, rec := oneColumn("l", a, false)
+		enc, err := canonical.NewEncoder(schema, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _, err := enc.Size(canonical.Records(rec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for _, c := range []struct {
+		dt         arrow.DataType
+		full, tail string
+	}{
+		{arrow.FixedSizeListOf(2, arrow.BinaryTypes.String),
+			`[["a","b"],["cc","dd"],["eeeeeeeee","fffffffffffff"],["g","hhhhhhhhhhhhhhhhhhhh"]]`,
+			`[["eeeeeeeee","fffffffffffff"],["g","hhhhhhhhhhhhhhhhhhhh"]]`},
+		{arrow.FixedSizeListOf(2, arrow.StructOf(arrow.Field{Name: "s", Type: arrow.BinaryTypes.String})),
+			`[[{"s":"a"},{"s":"b"}],[{"s":"c"},{"s":"d"}],[{"s":"eeeeeeeeeeee"},{"s":"ffffffffff"}],[{"s":"gggggggg"},{"s":"hhhhhhhhhhhhhhhh"}]]`,
+			`[[{"s":"eeeeeeeeeeee"},{"s":"ffffffffff"}],[{"s":"gggggggg"},{"s":"hhhhhhhhhhhhhhhh"}]]`},
+	} {
+		full, _, err := array.FromJSON(mem, c.dt, strings.NewReader(c.full))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tail, _, err := array.FromJSON(mem, c.dt, strings.NewReader(c.tail))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := size(array.NewSlice(full, 2, 4)), size(tail); got != want {
+			t.Errorf("%s sliced: size %d, want %d (the same values unsliced)", c.dt, got, want)
+		}
+	}
+}
