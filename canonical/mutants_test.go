@@ -353,3 +353,45 @@ func TestSlicedFixedSizeListSize(t *testing.T) {
 		}
 	}
 }
+
+// A binary value of exactly MaxBinaryBytes is accepted (the limit is inclusive).
+func TestBinaryAtLimit(t *testing.T) {
+	b := array.NewBinaryBuilder(memory.NewGoAllocator(), arrow.BinaryTypes.Binary)
+	b.Append(make([]byte, canonical.MaxBinaryBytes))
+	schema, rec := oneColumn("b", b.NewArray(), false)
+	if err := sizeErr(schema, rec); err != nil {
+		t.Errorf("binary of MaxBinaryBytes: %v, want accepted", err)
+	}
+}
+
+// An empty list or map column may have no offsets at all (Arrow allows it); a non-empty one
+// needs len+1 offsets past its slice offset, else GF_CANONICAL_ENCODING (never a panic).
+func TestListAndMapOffsetsLength(t *testing.T) {
+	ints := array.NewInt32Builder(memory.NewGoAllocator())
+	ints.AppendValues([]int32{1, 2, 3}, nil)
+	child := ints.NewArray()
+	mt := arrow.MapOf(arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int32)
+	entries := array.NewStructData(array.NewData(mt.Elem(), 3, []*memory.Buffer{nil}, []arrow.ArrayData{child.Data(), child.Data()}, 0, 0))
+	for _, c := range []struct {
+		dt    arrow.DataType
+		child arrow.ArrayData
+	}{
+		{arrow.ListOf(arrow.PrimitiveTypes.Int32), child.Data()},
+		{mt, entries.Data()},
+	} {
+		empty := array.MakeFromData(array.NewData(c.dt, 0, []*memory.Buffer{nil, nil}, []arrow.ArrayData{c.child}, 0, 0))
+		schema, rec := oneColumn("l", empty, false)
+		if _, err := canonical.TableBytes(schema, []arrow.RecordBatch{rec}, nil); err != nil {
+			t.Errorf("%s empty without offsets: %v, want accepted", c.dt, err)
+		}
+		short := memory.NewBufferBytes(arrow.Int32Traits.CastToBytes([]int32{0, 1, 2}))
+		for _, off := range []int{0, 1} { // 3 rows need 4 offsets; 2 rows at offset 1 too
+			n := 3 - off
+			a := array.MakeFromData(array.NewData(c.dt, n, []*memory.Buffer{nil, short}, []arrow.ArrayData{c.child}, 0, off))
+			schema, rec := oneColumn("l", a, false)
+			if _, err := canonical.TableBytes(schema, []arrow.RecordBatch{rec}, nil); canonical.CodeOf(err) != canonical.CodeEncoding {
+				t.Errorf("%s %d rows at offset %d with 3 offsets: %v, want %s", c.dt, n, off, err, canonical.CodeEncoding)
+			}
+		}
+	}
+}
