@@ -395,3 +395,15 @@ func TestListAndMapOffsetsLength(t *testing.T) {
 		}
 	}
 }
+
+// A value error found while encoding a table carries the operation "table".
+func TestTableErrorOp(t *testing.T) {
+	b := array.NewInt32Builder(memory.NewGoAllocator())
+	b.AppendValues([]int32{1, 2}, []bool{true, false})
+	schema, rec := oneColumn("x", b.NewArray(), false)
+	_, err := canonical.TableBytes(schema, []arrow.RecordBatch{rec}, nil)
+	var e *canonical.Error
+	if !errors.As(err, &e) || e.Code != canonical.CodeNullability || e.Op != "table" {
+		t.Errorf("null in a non-nullable column: %#v, want %s with Op table", err, canonical.CodeNullability)
+	}
+}
