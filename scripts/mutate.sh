@@ -15,6 +15,9 @@
 #   MUTATE_OUT=DIR                where the results go (default /tmp/pipewhy-mutate): per
 #                                 package <pkg>.json (every mutant), <pkg>.log (progress,
 #                                 lived and timed-out mutants) and <pkg>.lived.txt
+#   MUTATE_KEEP=FILE              an earlier <pkg>.json of the same package: its killed mutants
+#                                 in files whose text is unchanged are kept, not run again
+#                                 (valid when tests were only added since; one package only)
 #   MUTATE_WORKERS=N              mutants run in parallel (default 1)
 #   MUTATE_TIMEOUT_COEFF=N        a mutant's tests time out after N times their coverage run,
 #                                 plus MUTATE_MARGIN (default 3 and 5s); a timed-out mutant
@@ -43,7 +46,7 @@ for pkg in "${pkgs[@]}"; do
 	[ -d "$pkg" ] || { echo "mutate: no package directory $pkg" >&2; exit 2; }
 	name="${pkg//\//_}"
 	echo "== $pkg $(date -u +%Y-%m-%dT%H:%MZ) load $(cut -d' ' -f1-3 /proc/loadavg)${MUTATE_FILES:+ files: $MUTATE_FILES}"
-	"$bin/mutate" -files "${MUTATE_FILES:-}" -workers "${MUTATE_WORKERS:-1}" \
+	"$bin/mutate" -files "${MUTATE_FILES:-}" -keep "${MUTATE_KEEP:-}" -workers "${MUTATE_WORKERS:-1}" \
 		-timeout-coeff "${MUTATE_TIMEOUT_COEFF:-3}" -margin "${MUTATE_MARGIN:-5s}" \
 		-o "$out/$name.json" "$pkg" 2>"$out/$name.log" || {
 		status=1

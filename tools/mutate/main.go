@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -15,14 +16,17 @@ var limitMem uint64
 
 // result is the JSON output of one package.
 type result struct {
-	Package    string    `json:"package"`
-	Files      []string  `json:"files,omitempty"`
-	Tests      int       `json:"tests"`
-	BuildSecs  float64   `json:"build_seconds"`
-	RecordSecs float64   `json:"record_seconds"`
-	RunSecs    float64   `json:"mutant_seconds"`
-	Summary    string    `json:"summary"`
-	Mutants    []*Mutant `json:"mutants"`
+	Package    string   `json:"package"`
+	Files      []string `json:"files,omitempty"`
+	Tests      int      `json:"tests"`
+	BuildSecs  float64  `json:"build_seconds"`
+	RecordSecs float64  `json:"record_seconds"`
+	RunSecs    float64  `json:"mutant_seconds"`
+	Summary    string   `json:"summary"`
+	// Sources is the SHA-256 (hex) of each mutated file's text, so that -keep can tell
+	// whether an earlier result still describes the same code.
+	Sources map[string]string `json:"sources"`
+	Mutants []*Mutant         `json:"mutants"`
 }
 
 func main() {
@@ -33,6 +37,7 @@ func main() {
 	margin := flag.Duration("margin", 5*time.Second, "added to every mutant's timeout (process start, a loaded machine)")
 	dry := flag.Bool("dry-run", false, "list the mutants and build the binary; run no test")
 	verbose := flag.Bool("v", false, "print every mutant as it finishes")
+	keep := flag.String("keep", "", "an earlier JSON result: its killed mutants in files whose text is unchanged are kept killed, not run again (valid only when tests were added, none changed or removed)")
 	memGiB := flag.Int("mem", 8, "address-space limit of the test runs, GiB (a mutated size can allocate without end; 0: none)")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: mutate [flags] PKGDIR   (run in the module root; see doc.go)")
@@ -53,7 +58,13 @@ func main() {
 	}
 	dir := strings.TrimSuffix(strings.TrimPrefix(flag.Arg(0), "./"), "/")
 	limitMem = uint64(*memGiB) << 30
-	res, err := mutate(root, dir, only, *workers, *coeff, *margin, *dry, *verbose)
+	var prev *result
+	if *keep != "" {
+		if prev, err = readResult(*keep); err != nil {
+			fatal(err)
+		}
+	}
+	res, err := mutate(root, dir, only, prev, *workers, *coeff, *margin, *dry, *verbose)
 	if err != nil {
 		fatal(err)
 	}
@@ -69,6 +80,47 @@ func main() {
 	}
 }
 
+// readResult reads an earlier JSON result for -keep.
+func readResult(path string) (*result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(r.Sources) == 0 {
+		return nil, fmt.Errorf("%s: no source hashes (written by an older mutate); run it again in full", path)
+	}
+	return &r, nil
+}
+
+// keepKilled marks as kept every mutant that the earlier result prev killed, when its
+// file's text is byte for byte the one prev mutated and the mutant is the same change at
+// the same place. Adding tests cannot make a killed mutant live, so only the others need
+// to run again; a changed file runs in full.
+func keepKilled(res, prev *result) {
+	type key struct{ pos, op, orig, mut string }
+	killed := map[key]string{}
+	for _, m := range prev.Mutants {
+		if m.Status == Killed || m.Status == TimedOut || m.Status == Kept || m.Status == KeptTimedOut {
+			killed[key{m.Pos, m.Operator, m.Original, m.Mutated}] = m.Status
+		}
+	}
+	for _, m := range res.Mutants {
+		if m.Status != "" || prev.Sources[m.file.rel] != res.Sources[m.file.rel] {
+			continue
+		}
+		switch killed[key{m.Pos, m.Operator, m.Original, m.Mutated}] {
+		case Killed, Kept:
+			m.Status = Kept
+		case TimedOut, KeptTimedOut:
+			m.Status = KeptTimedOut
+		}
+	}
+}
+
 func fatal(err error) {
 	fmt.Fprintln(os.Stderr, "mutate:", err)
 	os.Exit(1)
@@ -76,7 +128,7 @@ func fatal(err error) {
 
 func logf(format string, a ...any) { fmt.Fprintf(os.Stderr, format+"\n", a...) }
 
-func mutate(root, dir string, only map[string]bool, workers int, coeff float64, margin time.Duration, dry, verbose bool) (*result, error) {
+func mutate(root, dir string, only map[string]bool, prev *result, workers int, coeff float64, margin time.Duration, dry, verbose bool) (*result, error) {
 	res := &result{Package: dir}
 	for f := range only {
 		res.Files = append(res.Files, f)
@@ -86,6 +138,15 @@ func mutate(root, dir string, only map[string]bool, workers int, coeff float64, 
 		return nil, err
 	}
 	res.Mutants = pm.mutants
+	res.Sources = map[string]string{}
+	for _, m := range pm.mutants {
+		if _, ok := res.Sources[m.file.rel]; !ok {
+			res.Sources[m.file.rel] = fmt.Sprintf("%x", sha256.Sum256(m.file.src))
+		}
+	}
+	if prev != nil {
+		keepKilled(res, prev)
+	}
 	tmp, err := os.MkdirTemp("", "pipewhy-mutate-")
 	if err != nil {
 		return nil, err
@@ -157,6 +218,11 @@ func summary(dir string, ms []*Mutant, ran int, secs float64) string {
 	k := n[Killed] + n[TimedOut]
 	s := fmt.Sprintf("%s: killed %d/%d (%d by timeout), lived %d, not covered %d, not mutable %d",
 		dir, k, k+n[Lived], n[TimedOut], n[Lived], n[NotCovered], n[NotMutable])
+	if n[Kept] > 0 || n[KeptTimedOut] > 0 {
+		k += n[Kept] + n[KeptTimedOut]
+		s = fmt.Sprintf("%s: killed %d/%d (%d by timeout), lived %d, not covered %d, not mutable %d; %d of the killed kept from the earlier result",
+			dir, k, k+n[Lived], n[TimedOut]+n[KeptTimedOut], n[Lived], n[NotCovered], n[NotMutable], n[Kept]+n[KeptTimedOut])
+	}
 	if n[NotRun] > 0 {
 		s += fmt.Sprintf(", not run %d (dry run)", n[NotRun])
 	}

@@ -35,6 +35,10 @@ const (
 	NotCovered = "NOT COVERED"
 	NotMutable = "NOT MUTABLE"
 	NotRun     = "NOT RUN" // -dry-run
+	// Killed or timed out in the earlier result given to -keep, on the same file text;
+	// not run again.
+	Kept         = "KILLED (KEPT)"
+	KeptTimedOut = "TIMED OUT (KEPT)"
 )
 
 // srcFile is one non-test file of the package.
