@@ -200,3 +200,45 @@ func TestIDsInIDOrder(t *testing.T) {
 		t.Fatalf("IDs = %v, want %v", got, want)
 	}
 }
+
+// TestAppendLogRejectsBadEntry: an entry Log would reject or Resolve could never name is
+// CodeLog and leaves the log byte for byte as it was, so later reads still succeed.
+func TestAppendLogRejectsBadEntry(t *testing.T) {
+	dir := t.TempDir()
+	r, err := repo.Init(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := logEntry(strings.Repeat("a", 32))
+	if err := r.AppendLog(good); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(filepath.Join(dir, repo.LogFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	noArtifact := logEntry(strings.Repeat("b", 32))
+	noArtifact.Artifact = ""
+	for name, e := range map[string]repo.LogEntry{
+		"short id":    logEntry(strings.Repeat("b", 31)),
+		"upper-case":  logEntry(strings.Repeat("B", 32)),
+		"not hex":     logEntry(strings.Repeat("g", 32)),
+		"empty id":    logEntry(""),
+		"no artifact": noArtifact,
+	} {
+		var re *repo.Error
+		if err := r.AppendLog(e); !errors.As(err, &re) || re.Code != repo.CodeLog {
+			t.Errorf("%s: AppendLog = %v, want %s", name, err, repo.CodeLog)
+		}
+	}
+	after, err := os.ReadFile(filepath.Join(dir, repo.LogFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(after) != string(before) {
+		t.Fatalf("log changed by rejected entries:\n%s\nwant\n%s", after, before)
+	}
+	if got, err := r.Log(); err != nil || len(got) != 1 || got[0] != good {
+		t.Fatalf("Log = %v, %v; want the one good entry", got, err)
+	}
+}

@@ -206,9 +206,17 @@ type LogEntry struct {
 
 // AppendLog appends e to the scan log as one JSON line written with a single write
 // and fsynced. A torn final line left by a crash (no trailing newline) is cut off
-// first, so the log stays a sequence of complete lines.
+// first, so the log stays a sequence of complete lines. An entry Log would reject (a
+// malformed snapshot id) or Resolve could never name (no artifact) is CodeLog and
+// nothing is written: one bad line would make every later read of the log fail.
 func (r *Repo) AppendLog(e LogEntry) error {
 	p := filepath.Join(r.dir, LogFile)
+	if _, err := snapshot.ParseID(e.Snapshot); err != nil {
+		return &Error{Code: CodeLog, Op: "log", Path: p, Msg: "entry has a malformed snapshot id", Err: err}
+	}
+	if e.Artifact == "" {
+		return &Error{Code: CodeLog, Op: "log", Path: p, Msg: "entry names no artifact"}
+	}
 	line, err := json.Marshal(e)
 	if err != nil {
 		return &Error{Code: CodeLog, Op: "log", Path: p, Msg: "cannot encode entry", Err: err}
