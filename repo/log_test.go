@@ -148,12 +148,23 @@ func TestResolveScanCountMessage(t *testing.T) {
 		{Snapshot: "abcd0000000000000000000000000001", Artifact: "orders"},
 		{Snapshot: "abcd0000000000000000000000000002", Artifact: "customers"},
 		{Snapshot: "abce0000000000000000000000000003", Artifact: "orders"},
-		{Snapshot: "abce0000000000000000000000000003", Artifact: ""}, // AppendLog takes it; scan never writes it
 	} {
 		e.Address, e.Resolution, e.Coverage = "x", "dataset", "COMPLETE"
 		if err := r.AppendLog(e); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// A line with no artifact, which AppendLog refuses and Log reads (a log written by
+	// hand or by an older PipeWhy): "~0" must still not name its scan.
+	f, err := os.OpenFile(filepath.Join(r.Dir(), repo.LogFile), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"snapshot":"abce0000000000000000000000000003","artifact":"","address":"x","resolution":"dataset","rows":"0","coverage":"COMPLETE","finished_at_ns":"0"}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
 	}
 	for in, want := range map[string]string{
 		"orders~2":    `orders~2: artifact "orders" has 2 scans (orders~0 to orders~1)`,
