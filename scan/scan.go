@@ -74,9 +74,9 @@ type Options struct {
 	Select func(key fingerprint.Digest) bool
 
 	// Memory is the memory budget of Run at record and value resolution, in bytes: the
-	// sorted record entries are cut into runs of about a third of it, each spilled to
-	// the snapshot's own staging attempt and k-way merged into the payload files at the
-	// end (docs/scan.md, Memory). 0 means DefaultMemory; a negative budget keeps every
+	// sorted record entries are cut into runs of at most half of it (spill.go), each
+	// spilled to the snapshot's own staging attempt and k-way merged into the payload
+	// files at the end (docs/scan.md, Memory). 0 means DefaultMemory; a negative budget keeps every
 	// entry in memory. A source whose entries fit one run spills nothing. Observe does
 	// not spill (it has no store); ObserveSpilling spills to a store the caller gives.
 	Memory int64
@@ -171,7 +171,8 @@ func Run(ctx context.Context, r *repo.Repo, o Options) (*Result, error) {
 	if hints != nil {
 		o.preferIDs = hints.FieldIDs
 	}
-	plan := &spillPlan{store: r.Store(), id: snapshot.NewID()}
+	st := r.Store()
+	plan := &spillPlan{open: func() (*snapshot.Store, error) { return st, nil }, id: snapshot.NewID()}
 	o.spill = plan
 	defer plan.abort() // after a publish, nothing to do
 	obs, err := Observe(ctx, reg, o)
@@ -320,10 +321,17 @@ func ObserveSource(ctx context.Context, reg *source.Registry, src source.Source,
 // DigestsOnly, Fetch and Select need every entry in memory and are refused. On an error
 // the attempt's spill files are removed.
 func ObserveSpilling(ctx context.Context, reg *source.Registry, src source.Source, store *snapshot.Store, o Options) (*Result, error) {
+	return ObserveSpillingTo(ctx, reg, src, func() (*snapshot.Store, error) { return store, nil }, o)
+}
+
+// ObserveSpillingTo is ObserveSpilling into the store open returns, which it calls only
+// when the entries spill (at most once): a caller whose store is a directory to make
+// makes it only when it is needed. An error of open is wrapped in a CodeSpill error.
+func ObserveSpillingTo(ctx context.Context, reg *source.Registry, src source.Source, open func() (*snapshot.Store, error), o Options) (*Result, error) {
 	if o.DigestsOnly || o.Fetch != nil || o.Select != nil {
 		return nil, &Error{Code: CodeOptions, Op: "options", Msg: "DigestsOnly, Fetch and Select keep every entry in memory: they do not spill"}
 	}
-	plan := &spillPlan{store: store, id: snapshot.NewID()}
+	plan := &spillPlan{open: open, id: snapshot.NewID()}
 	o.spill = plan
 	defer plan.abort() // after a publish, nothing to do
 	obs, err := ObserveSource(ctx, reg, src, o)
@@ -554,7 +562,7 @@ func fingerprintSource(ctx context.Context, src source.Source, o Options, fctx f
 		if mem == 0 {
 			mem = DefaultMemory
 		}
-		if o.spill.sp, err = newSpiller(ctx, o.spill.store, o.spill.id, eng, encoders, keep, mem); err != nil {
+		if o.spill.sp, err = newSpiller(ctx, o.spill.open, o.spill.id, eng, encoders, keep, keyIDs, mem); err != nil {
 			return nil, nil, nil, err
 		}
 		pl.spill = o.spill.sp

@@ -25,16 +25,28 @@ import (
 // DefaultMemory is the memory budget of a scan whose Options.Memory is 0: 1 GiB.
 const DefaultMemory = 1 << 30
 
-// runShare is the part of the memory budget one sorted run may take, as estimated by
-// runCost: the engine's entries, its sorted result (a copy) and, at value resolution,
-// the run's encoded tiles are all live when a run is sorted, and the garbage collector
-// needs room beside them.
-const runShare = 3
+// A sorted run may take half of the memory budget, as estimated by runCost (which
+// counts the run at its peak: the engine's entries beside their sorted copy), and the
+// runs kept in memory (see keep) a third; while runs are kept, the current run is cut
+// sooner, so that it and the kept runs together stay within two thirds: the rest is
+// the garbage collector's room and the reader's batches. A source whose entries fit
+// half the budget is sorted in memory and spills nothing.
+const (
+	runShare  = 2 // a run: 1/runShare of the budget
+	keptShare = 3 // the kept runs: 1/keptShare of the budget
+)
 
 // Estimated bytes per record of a run (see runCost): an engine entry (40), its
 // location and ordinal words (16), the sorted result's record, offsets and origin (48),
-// the merge's refs and locations (24), and slack.
-const runRecordBytes = 160
+// and slack. Measured (TestRunCostBasis's figures, runtime.MemStats): a record scan of
+// the 5-column benchmark table keyed by id (8 key words a record) peaks at 234 bytes a
+// record above the heap before it, 640 without a key (33 key words: the whole record):
+// 103 bytes a record and 16.4 a key word.
+const runRecordBytes = 112
+
+// runKeyWordBytes is the estimate per key word of a run: the engine's store and its
+// sorted result hold each entry's key words once each.
+const runKeyWordBytes = 16
 
 // spillBuffer is the buffer of each spill file written or read (the merge reads every
 // run at once: with a small budget and many runs, it shrinks to fit).
@@ -53,15 +65,19 @@ var spillBuffer = 1 << 20
 // way (TestSpillMatchesMemory).
 type spiller struct {
 	ctx      context.Context
-	store    *snapshot.Store
+	open     func() (*snapshot.Store, error) // the store, called when the first run spills
 	id       snapshot.ID
 	eng      *fingerprint.Engine
 	lanes    int
-	values   bool // value resolution: the run's tiles are kept to write value payloads
-	runBytes int64
+	values   bool     // value resolution: the run's tiles are kept to write value payloads
+	keyIDs   []uint64 // the declared key fields (none: the key is the whole record)
+	memory   int64    // the budget
+	runBytes int64    // a run's share (runShare)
+	keptMax  int64    // the kept runs' share (keptShare)
 
 	mu    sync.RWMutex // read: an Add in flight; write: a run being cut
 	feed  *fingerprint.Feed
+	limit int64      // the current run is cut when its estimate reaches it (see cutLimit)
 	tmu   sync.Mutex // guards tiles among the readers
 	tiles []runTile
 	used  atomic.Int64
@@ -84,26 +100,59 @@ type runTile struct {
 	b     *normalize.RecordBatch
 }
 
-func newSpiller(ctx context.Context, store *snapshot.Store, id snapshot.ID, eng *fingerprint.Engine, lanes int, values bool, memory int64) (*spiller, error) {
+func newSpiller(ctx context.Context, open func() (*snapshot.Store, error), id snapshot.ID, eng *fingerprint.Engine, lanes int, values bool, keyIDs []uint64, memory int64) (*spiller, error) {
 	feed, err := eng.NewFeed(lanes)
 	if err != nil {
 		return nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine", Err: err}
 	}
-	return &spiller{ctx: ctx, store: store, id: id, eng: eng, lanes: lanes, values: values,
-		runBytes: max(memory/runShare, 1), feed: feed}, nil
+	sp := &spiller{ctx: ctx, open: open, id: id, eng: eng, lanes: lanes, values: values, keyIDs: keyIDs,
+		memory: memory, runBytes: max(memory/runShare, 1), keptMax: max(memory/keptShare, 1), feed: feed}
+	sp.limit = sp.cutLimit()
+	return sp, nil
 }
 
-// runCost estimates the memory a tile of rows records and words C2 words adds to a
-// run: runRecordBytes a record, and its words twice (the key record in the engine's
-// store and in its sorted result: without declared key columns the key is the whole
-// record); at value resolution also the tile itself, the value entries (3 words per
-// field, twice) and the payload words written out.
-func (sp *spiller) runCost(rows, words int) int64 {
-	c := int64(rows)*runRecordBytes + int64(words)*16
+// cutLimit is the estimate at which the current run is cut: its share of the budget,
+// or less while runs are kept, so that it and the kept runs together stay within two
+// thirds of the budget (at least a third is left to it: the kept runs take at most a
+// third).
+func (sp *spiller) cutLimit() int64 {
+	return max(min(sp.runBytes, 2*sp.memory/3-sp.keptBytes), 1)
+}
+
+// runCost estimates the memory tile b adds to a run at the run's peak, when the engine
+// sorts it: runRecordBytes a record and runKeyWordBytes a key word (the key record of
+// the declared key fields, or without them the whole record); at value resolution also
+// the tile itself, the value entries (3 words per field, twice) and the payload words
+// written out: 32 bytes a record word.
+func (sp *spiller) runCost(b *normalize.RecordBatch) int64 {
+	c := int64(b.Len())*runRecordBytes + int64(keyWords(b, sp.keyIDs))*runKeyWordBytes
 	if sp.values {
-		c += int64(words) * 8 * 4
+		c += int64(len(b.Words)) * 8 * 4
 	}
 	return c
+}
+
+// keyWords is the number of key words the engine keeps for the records of b: per
+// record, the key record's 3 header words and the frames of the key fields keyIDs; with
+// no key fields, the whole record. The records come from columnar.Encoder (valid C2).
+func keyWords(b *normalize.RecordBatch, keyIDs []uint64) int {
+	if len(keyIDs) == 0 {
+		return len(b.Words)
+	}
+	n := 0
+	for i := range b.Len() {
+		rec := b.Record(i)
+		n += 3
+		pos := 3
+		for k := uint64(0); k < rec[2] && pos+2 < len(rec); k++ {
+			l := 3 + int(rec[pos+2])
+			if slices.Contains(keyIDs, rec[pos]) {
+				n += l
+			}
+			pos += l
+		}
+	}
+	return n
 }
 
 // add digests tile b (lane w) into the current run, then cuts the run when it is full.
@@ -115,7 +164,7 @@ func (sp *spiller) add(w int, b *normalize.RecordBatch, batch int, first uint64)
 		sp.tiles = append(sp.tiles, runTile{first: first, b: b})
 		sp.tmu.Unlock()
 	}
-	full := sp.used.Add(sp.runCost(b.Len(), len(b.Words))) >= sp.runBytes
+	full := sp.used.Add(sp.runCost(b)) >= sp.limit
 	sp.mu.RUnlock()
 	if err != nil {
 		return &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: fmt.Sprintf("digesting the batch from source row %d", first+1), Err: err}
@@ -125,7 +174,7 @@ func (sp *spiller) add(w int, b *normalize.RecordBatch, batch int, first uint64)
 	}
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	if sp.used.Load() < sp.runBytes {
+	if sp.used.Load() < sp.limit {
 		return nil // another encoder cut it first
 	}
 	return sp.cut()
@@ -168,13 +217,17 @@ func (sp *spiller) cut() error {
 	return nil
 }
 
-// create makes the staging attempt that holds the spill files and receives the merge.
+// create makes the staging attempt that holds the spill files and receives the merge,
+// in the store it opens then.
 func (sp *spiller) create() error {
 	if sp.w != nil {
 		return nil
 	}
-	var err error
-	if sp.w, err = sp.store.Create(sp.ctx, sp.id); err != nil {
+	store, err := sp.open()
+	if err != nil {
+		return &Error{Code: CodeSpill, Op: "spill", Msg: "snapshot store", Err: err}
+	}
+	if sp.w, err = store.Create(sp.ctx, sp.id); err != nil {
 		return &Error{Code: CodeSpill, Op: "spill", Msg: "staging attempt", Err: err}
 	}
 	return nil
@@ -184,12 +237,12 @@ func (sp *spiller) create() error {
 // file's words, rather than spilled: writing a run and reading it back costs the
 // kernel's copies (at value resolution, most of a spilled scan's system time), and
 // an encoded run is a quarter or less of the estimate (runCost) of the run it
-// replaces. Runs are kept while all kept runs together stay within a run's share of
-// the budget (runBytes), so a scan's peak grows by at most that share beside the run
-// being read; the last run (last: the read is over and no run follows) is always
+// replaces. Runs are kept while all kept runs together stay within their share of
+// the budget (keptMax), and the run being read is cut sooner beside them (cutLimit);
+// the last run (last: the read is over and no run follows) is always
 // kept, since its entries and tiles, larger than its words, are freed once encoded.
 func (sp *spiller) keep(fr *fingerprint.Result, tiles []runTile, last bool) bool {
-	return last || sp.keptBytes+sp.runWordBytes(fr, tiles) <= sp.runBytes
+	return last || sp.keptBytes+sp.runWordBytes(fr, tiles) <= sp.keptMax
 }
 
 // runWordBytes is the size of run fr's encoding (see writeRun): per entry 5 words and
@@ -219,6 +272,7 @@ func (sp *spiller) keepRun(fr *fingerprint.Result, tiles []runTile) error {
 	sp.kept = append(sp.kept, ww.kept)
 	sp.nkept++
 	sp.keptBytes += 8 * int64(len(ww.kept))
+	sp.limit = sp.cutLimit()
 	return nil
 }
 
@@ -844,10 +898,10 @@ func (o *mergeOut) close() error {
 // spillPlan is where Run lets a scan spill: the store and the ID of the snapshot whose
 // staging attempt holds the runs, and the spiller the read used (nil: none).
 type spillPlan struct {
-	store *snapshot.Store
-	id    snapshot.ID
-	sp    *spiller
-	done  bool
+	open func() (*snapshot.Store, error) // see ObserveSpillingTo
+	id   snapshot.ID
+	sp   *spiller
+	done bool
 }
 
 // spilled reports whether the scan wrote sorted runs; false on a nil plan.

@@ -298,6 +298,7 @@ func (c *csvConv) convert(job *csvJob) {
 	}
 	job.rows = rows
 	if rows > 0 {
+		c.learn(rows)
 		job.rec = newBatch(c.rb, rows)
 	}
 }

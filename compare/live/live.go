@@ -58,12 +58,13 @@ type Options struct {
 	// Memory is the memory budget of the comparison, as scan.Options.Memory is a scan's
 	// (0: scan.DefaultMemory; negative: every entry in memory, nothing written). Each
 	// side, read at the same time as the other, takes half: its sorted entries are cut
-	// into runs of a third of that, and when a side's entries do not fit one run they
-	// spill to a private scratch directory in SpillDir, are merged into a scratch
-	// snapshot there and compared by streaming both (docs/compare.md, Memory).
+	// into runs as a scan's are (at most half of that, at scan's estimate), and when a
+	// side's entries do not fit one run they spill to a private scratch directory in
+	// SpillDir, are merged into a scratch snapshot there and compared by streaming both
+	// (docs/compare.md, Memory).
 	Memory int64
-	// SpillDir is the directory in which the scratch directory is made (0700) and
-	// removed when Compare returns; empty means os.TempDir().
+	// SpillDir is the directory in which the scratch directory is made (0700) when a
+	// side first spills, and removed when Compare returns; empty means os.TempDir().
 	SpillDir string
 	// Progress, when set, receives each side's scan progress on both reads. The two
 	// sides are read at once: it is called from two goroutines and must be safe for
@@ -122,18 +123,15 @@ type Comparison struct {
 // equal data yields equal C2 words whatever the engine's physical types. Columns on
 // one side only are left out of both observations and reported as schema changes
 // (the result is then not Equal). Nothing is written but the scratch directory of a
-// comparison whose entries exceed o.Memory (see scratch), which is removed before
-// Compare returns, on success, error and cancellation alike.
+// comparison whose entries exceed o.Memory (see scratch), made when a side first
+// spills and removed before Compare returns, on success, error and cancellation alike.
 func Compare(ctx context.Context, a, b Input, o Options) (c *Comparison, err error) {
 	if !o.Profile.Valid() {
 		return nil, &compare.Error{Code: compare.CodeOptions, Op: "options", Msg: "invalid profile"}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	sp, err := newScratch(o)
-	if err != nil {
-		return nil, err
-	}
+	sp := newScratch(o)
 	defer func() {
 		// After every reader and writer of the scratch store has returned (the views
 		// and sources are closed by the defers below, which run first).
@@ -263,7 +261,7 @@ func observeSide(ctx context.Context, i int, in Input, name string, v source.Sou
 	}
 	if err != nil {
 		if spillError(err) {
-			return nil, &compare.Error{Code: compare.CodeSpill, Op: "spill " + sideName(i), Msg: "scratch directory " + sp.dir, Err: err}
+			return nil, &compare.Error{Code: compare.CodeSpill, Op: "spill " + sideName(i), Msg: "scratch directory " + sp.where(), Err: err}
 		}
 		return nil, &compare.Error{Code: compare.CodeSource, Op: "observe " + sideName(i), Msg: source.RedactAddress(in.Address), Err: err}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/pipewhy/pipewhy/compare"
 	"github.com/pipewhy/pipewhy/fingerprint"
@@ -20,25 +21,32 @@ import (
 var spillFS vfs.FS
 
 // scratch is where a comparison in bounded memory spills: a private directory (0700,
-// os.MkdirTemp) made in Options.SpillDir for this comparison alone and removed with
-// everything in it when Compare returns, whatever the outcome. It holds a snapshot
-// store: each side is scanned with scan.ObserveSpilling, whose sorted runs spill to a
-// staging attempt there and, when they did, are merged into a scratch snapshot of the
-// side, which the comparison then streams (compare.Options.Stream) as 'pipewhy diff'
-// streams two snapshots of a repository. Nothing there outlives the comparison.
+// os.MkdirTemp) made in Options.SpillDir for this comparison alone, when a side first
+// spills (open), and removed with everything in it when Compare returns, whatever the
+// outcome. It holds a snapshot store: each side is scanned with
+// scan.ObserveSpillingTo, whose sorted runs spill to a staging attempt there and, when
+// they did, are merged into a scratch snapshot of the side, which the comparison then
+// streams (compare.Options.Stream) as 'pipewhy diff' streams two snapshots of a
+// repository. Nothing there outlives the comparison; a comparison that spills nothing
+// makes no directory.
 type scratch struct {
+	parent string // where the directory is made
+	memory int64  // each side's budget: both sides are read at once
+
+	mu     sync.Mutex // guards the fields below: both sides may spill at once
+	made   bool       // open was called: dir, unlock, store and snaps, or err
+	err    error
 	dir    string
 	unlock func() // releases the directory's lock (scratchLock)
 	store  *snapshot.Store
 	snaps  *repo.Repo // the store's snapshot methods (repo.OnStore)
-	memory int64      // each side's budget: both sides are read at once
 }
 
-// newScratch makes the scratch directory, or returns nil when o.Memory is negative
-// (every entry in memory).
-func newScratch(o Options) (*scratch, error) {
+// newScratch returns the comparison's scratch, whose directory is made when first
+// needed (open), or nil when o.Memory is negative (every entry in memory).
+func newScratch(o Options) *scratch {
 	if o.Memory < 0 {
-		return nil, nil
+		return nil
 	}
 	mem := o.Memory
 	if mem == 0 {
@@ -48,16 +56,32 @@ func newScratch(o Options) (*scratch, error) {
 	if parent == "" {
 		parent = os.TempDir()
 	}
-	dir, err := os.MkdirTemp(parent, ScratchPrefix)
+	return &scratch{parent: parent, memory: max(mem/2, 1)}
+}
+
+// open makes the scratch directory, its lock and its store, once; a failure is kept
+// and returned to every later call.
+func (s *scratch) open() (*snapshot.Store, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.made {
+		s.made = true
+		s.err = s.make()
+	}
+	return s.store, s.err
+}
+
+func (s *scratch) make() error {
+	dir, err := os.MkdirTemp(s.parent, ScratchPrefix)
 	if err != nil {
-		return nil, &compare.Error{Code: compare.CodeSpill, Op: "spill", Msg: "scratch directory in " + parent, Err: err}
+		return &compare.Error{Code: compare.CodeSpill, Op: "spill", Msg: "scratch directory in " + s.parent, Err: err}
 	}
 	// Held until remove: what a killed comparison leaves is then told from one running
 	// (RemoveStale, which gc-staging calls).
 	unlock, err := lockScratch(filepath.Join(dir, scratchLock))
 	if err != nil {
 		_ = os.RemoveAll(dir)
-		return nil, &compare.Error{Code: compare.CodeSpill, Op: "spill", Msg: "scratch directory lock in " + dir, Err: err}
+		return &compare.Error{Code: compare.CodeSpill, Op: "spill", Msg: "scratch directory lock in " + dir, Err: err}
 	}
 	fsys := spillFS
 	if fsys == nil {
@@ -68,15 +92,27 @@ func newScratch(o Options) (*scratch, error) {
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		unlock()
-		return nil, &compare.Error{Code: compare.CodeSpill, Op: "spill", Msg: "scratch store " + dir, Err: err}
+		return &compare.Error{Code: compare.CodeSpill, Op: "spill", Msg: "scratch store " + dir, Err: err}
 	}
-	return &scratch{dir: dir, unlock: unlock, store: st, snaps: repo.OnStore(st, repo.DefaultAlgorithm), memory: max(mem/2, 1)}, nil
+	s.dir, s.unlock, s.store, s.snaps = dir, unlock, st, repo.OnStore(st, repo.DefaultAlgorithm)
+	return nil
 }
 
-// remove deletes the scratch directory and all it holds; nil-safe. A failure is
-// reported only when the comparison itself succeeded (see Compare).
+// where names the scratch directory in messages: the directory, or where it was to be
+// made.
+func (s *scratch) where() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dir != "" {
+		return s.dir
+	}
+	return "in " + s.parent
+}
+
+// remove deletes the scratch directory and all it holds, if it was made; nil-safe. A
+// failure is reported only when the comparison itself succeeded (see Compare).
 func (s *scratch) remove() error {
-	if s == nil {
+	if s == nil || s.dir == "" {
 		return nil
 	}
 	defer s.unlock()
@@ -86,11 +122,11 @@ func (s *scratch) remove() error {
 	return nil
 }
 
-// observe is scan.ObserveSpilling of side i into the scratch store, with each side's
-// share of the budget.
+// observe is scan.ObserveSpillingTo of side i into the scratch store, made if the side
+// spills, with each side's share of the budget.
 func (s *scratch) observe(ctx context.Context, reg *source.Registry, v source.Source, so scan.Options) (*scan.Result, error) {
 	so.Memory = s.memory
-	return scan.ObserveSpilling(ctx, reg, v, s.store, so)
+	return scan.ObserveSpillingTo(ctx, reg, v, s.open, so)
 }
 
 // spilled reports whether either side's entries spilled (then both are compared from
@@ -176,7 +212,7 @@ func (s *scratch) changedKeys(scans [2]*repo.Scan, n uint64) (_ map[fingerprint.
 }
 
 func (s *scratch) failed(i int, err error) error {
-	return &compare.Error{Code: compare.CodeSpill, Op: "spill " + sideName(i), Msg: "scratch snapshot in " + s.dir, Err: err}
+	return &compare.Error{Code: compare.CodeSpill, Op: "spill " + sideName(i), Msg: "scratch snapshot in " + s.where(), Err: err}
 }
 
 // spillError tells whether err is a scan's failure to spill or to merge its runs into

@@ -276,9 +276,16 @@ func TestSpillFailures(t *testing.T) {
 		}
 	})
 	t.Run("unwritable spill directory", func(t *testing.T) {
-		_, err := Compare(context.Background(), Input{Address: a}, Input{Address: b}, Options{Key: []string{"id"}, SpillDir: filepath.Join(dir, "a.csv")})
+		// A file, not a directory: the scratch directory cannot be made in it. A
+		// comparison that spills fails; one whose entries fit never needs it.
+		notDir := filepath.Join(dir, "a.csv")
+		_, err := Compare(context.Background(), Input{Address: a}, Input{Address: b}, Options{Key: []string{"id"}, Memory: 1 << 10, SpillDir: notDir})
 		if !errors.Is(err, &compare.Error{Code: compare.CodeSpill}) {
 			t.Fatalf("error %v, want %s", err, compare.CodeSpill)
+		}
+		c, err := Compare(context.Background(), Input{Address: a}, Input{Address: b}, Options{Key: []string{"id"}, SpillDir: notDir})
+		if err != nil || c.Runs != [2][2]int{} {
+			t.Fatalf("fitting the default budget: runs %v, error %v; want no spill and no error", c.Runs, err)
 		}
 	})
 }
