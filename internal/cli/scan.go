@@ -210,7 +210,8 @@ func runScan(ctx context.Context, s streams, f scanFlags, addr string) error {
 	}
 	if o.Resolution != snapshot.ResolutionDataset && o.Memory > 0 {
 		// The budget is also the garbage collector's soft limit, so that the heap it
-		// lets grow beside the sorted runs stays within it (the runs take a third).
+		// lets grow beside the sorted runs stays within it (the sorted entries take at
+		// most two thirds of it: scan/spill.go).
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(o.Memory))
 	}
 	res, err := scanWithProgress(ctx, s, r, o)
