@@ -211,23 +211,31 @@ func TestMutantsKeyedAddedEqualsRemoved(t *testing.T) {
 	}
 }
 
-// TestMutantsDifferentKeys: snapshots scanned with different keys are compared at
-// dataset resolution, with a note, and no record counts.
-func TestMutantsDifferentKeys(t *testing.T) {
+// observeTwo observes one idNameV table (1,a,10 2,b,20) twice under artifact name "t",
+// with the resolution and key of each of a and b.
+func observeTwo(t *testing.T, a, b scan.Options) [2]*repo.Scan {
+	t.Helper()
 	reg, err := source.OpenRegistry(filepath.Join(t.TempDir(), "registry.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := writeFile(t, t.TempDir(), "t.csv", "id,name,v\n1,a,10\n2,b,20\n")
-	var s []*repo.Scan
-	for _, key := range [][]string{{"id"}, nil} {
-		out, err := scan.Observe(context.Background(), reg, scan.Options{Address: p, Name: "t", Resolution: snapshot.ResolutionRecord,
-			Key: key, Source: source.Options{Columns: idNameV}})
+	var s [2]*repo.Scan
+	for i, o := range []scan.Options{a, b} {
+		o.Address, o.Name, o.Source.Columns = p, "t", idNameV
+		out, err := scan.Observe(context.Background(), reg, o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s = append(s, out.Scan)
+		s[i] = out.Scan
 	}
+	return s
+}
+
+// TestMutantsDifferentKeys: snapshots scanned with different keys are compared at
+// dataset resolution, with a note, and no record counts.
+func TestMutantsDifferentKeys(t *testing.T) {
+	s := observeTwo(t, scan.Options{Resolution: snapshot.ResolutionRecord, Key: []string{"id"}}, scan.Options{Resolution: snapshot.ResolutionRecord})
 	rep, err := Diff(s[0], s[1], Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -242,20 +250,8 @@ func TestMutantsDifferentKeys(t *testing.T) {
 // of the same table compare at record resolution: record counts, no fields (those are
 // value resolution's), either way round.
 func TestMutantsCoarserResolution(t *testing.T) {
-	reg, err := source.OpenRegistry(filepath.Join(t.TempDir(), "registry.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := writeFile(t, t.TempDir(), "t.csv", "id,name,v\n1,a,10\n2,b,20\n")
-	var s []*repo.Scan
-	for _, res := range []snapshot.Resolution{snapshot.ResolutionValue, snapshot.ResolutionRecord} {
-		out, err := scan.Observe(context.Background(), reg, scan.Options{Address: p, Name: "t", Resolution: res,
-			Key: []string{"id"}, Source: source.Options{Columns: idNameV}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s = append(s, out.Scan)
-	}
+	key := []string{"id"}
+	s := observeTwo(t, scan.Options{Resolution: snapshot.ResolutionValue, Key: key}, scan.Options{Resolution: snapshot.ResolutionRecord, Key: key})
 	for _, pair := range [][2]*repo.Scan{{s[0], s[1]}, {s[1], s[0]}} {
 		rep, err := Diff(pair[0], pair[1], Options{})
 		if err != nil {
