@@ -765,3 +765,45 @@ func TestMutantsMergeStreamsReadError(t *testing.T) {
 		}
 	}
 }
+
+// TestMutantsStreamOpenError: when Options.Stream cannot open a side's stream, Diff
+// fails with that error (the other side's stream, when open, is closed), for the full
+// diff and for equal keyless states' record pass alike.
+func TestMutantsStreamOpenError(t *testing.T) {
+	table := "id,name,v\n1,a,10\n2,b,20\n"
+	for _, c := range []struct {
+		name   string
+		key    []string
+		tables [2]string
+	}{
+		{"different states", []string{"id"}, [2]string{table, "id,name,v\n1,a,10\n2,b,21\n"}},
+		{"equal keyless states", nil, [2]string{table, table}},
+	} {
+		r, ids := tableRepo(t, snapshot.ResolutionValue, c.key, c.tables[0], c.tables[1])
+		for side := range 2 {
+			a, err := r.LoadParts(ids[0], 0, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := r.LoadParts(ids[1], 0, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad := errors.New("cannot open")
+			opened := 0
+			o := Options{Limit: -1, Stream: func(s *repo.Scan, parts repo.Parts) (*repo.EntryReader, error) {
+				if s == [2]*repo.Scan{a, b}[side] {
+					return nil, bad
+				}
+				opened++
+				return r.Entries(s, parts, nil)
+			}}
+			if rep, err := Diff(a, b, o); err != bad || rep != nil {
+				t.Errorf("%s, side %d fails: report %v, err %v; want none and the open error", c.name, side, rep, err)
+			}
+			if want := side; opened != want {
+				t.Errorf("%s, side %d fails: %d streams opened, want %d", c.name, side, opened, want)
+			}
+		}
+	}
+}
