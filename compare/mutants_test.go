@@ -808,3 +808,23 @@ func TestMutantsStreamOpenError(t *testing.T) {
 		}
 	}
 }
+
+// TestMutantsLessKeyOtherTypes: past bytes, values of different types in one key field
+// sort by type code (typeRank's "the rest"): BOOL (2) before DECIMAL (8) before TIMESTAMP
+// (9), whatever the values.
+func TestMutantsLessKeyOtherTypes(t *testing.T) {
+	seq := []normalize.Value{
+		normalize.BytesValue("\xff"),
+		normalize.BoolValue(true),
+		normalize.DecimalValue{Digits: "1"},
+		normalize.TimestampValue{Year: 1970, Month: 1, Day: 1},
+	}
+	for i := range seq {
+		for j := range seq {
+			a, b := keyOf(t, seq[i]), keyOf(t, seq[j])
+			if got := lessKey(a, b); got != (i < j) {
+				t.Errorf("lessKey(%v, %v) = %v, want %v", seq[i], seq[j], got, i < j)
+			}
+		}
+	}
+}
