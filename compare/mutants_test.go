@@ -356,6 +356,25 @@ func TestMutantsEqualStatesCollision(t *testing.T) {
 	if got, want := keys(rep.Examples.Changed), []string{rows[k[6]]}; !slices.Equal(got, want) {
 		t.Errorf("changed: examples %q, want %q", got, want)
 	}
+	// A has a third record that B lacks, and B's entry 0 changed: one removed, one
+	// changed (as many changed as added and removed together).
+	a, b = collided(t, x+"3,c,30\n", x, func(rec []uint64) { rec[2] ^= 1 })
+	rep, err = Diff(a, b, Options{Limit: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Counts{Removed: 1, Changed: 1, Unchanged: 1}); rep.Records == nil || *rep.Records != want {
+		t.Errorf("removed and changed: records %+v, want %+v", rep.Records, want)
+	}
+	if k = b.Key(0); len(k) < 7 || k[3] != 1 || k[5] != 1 || rows[k[6]] == "" {
+		t.Fatalf("key of entry 0: %v", k)
+	}
+	if got, want := keys(rep.Examples.Changed), []string{rows[k[6]]}; !slices.Equal(got, want) {
+		t.Errorf("removed and changed: changed examples %q, want %q", got, want)
+	}
+	if got, want := keys(rep.Examples.Removed), []string{`id=3 name="c" v=30`}; !slices.Equal(got, want) {
+		t.Errorf("removed and changed: removed examples %q, want %q", got, want)
+	}
 }
 
 // TestMutantsSchemaChangeOrder: schema changes come in field id order; a field renamed
