@@ -606,6 +606,19 @@ func newStreams(t *testing.T) *streams {
 
 // open returns a stream of the record entries records, publishing them first.
 func (s *streams) open(records []uint64) *repo.EntryReader {
+	s.t.Helper()
+	er, err := s.r.Entries(s.scan(records), repo.PartRecords, nil)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.t.Cleanup(func() { _ = er.Close() })
+	return er
+}
+
+// scan returns the summary of the snapshot of records (of n = len(records)/4 rows of
+// one column, 0..n-1: snapshots of as many records have equal states), publishing it
+// first.
+func (s *streams) scan(records []uint64) *repo.Scan {
 	t := s.t
 	t.Helper()
 	id, ok := s.ids[fmt.Sprint(records)]
@@ -641,12 +654,7 @@ func (s *streams) open(records []uint64) *repo.EntryReader {
 	if err != nil {
 		t.Fatal(err)
 	}
-	er, err := s.r.Entries(sc, repo.PartRecords, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = er.Close() })
-	return er
+	return sc
 }
 
 // entryLog records MergeStreams' visits as "kind [a's record words] [b's]" ("-" for
@@ -703,6 +711,11 @@ var streamCases = []struct {
 		[]uint64{1, 0, 9, 1, 1, 0, 9, 5},
 		Counts{Added: 1, Removed: 1, Unchanged: 1, DuplicateKeys: 1},
 		[]string{"added - [1 0 9 1]", "removed [1 0 9 6] -"}},
+	{"duplicate key, a's record second word lower",
+		[]uint64{1, 0, 9, 1, 1, 0, 9, 7},
+		[]uint64{1, 0, 9, 5, 1, 0, 9, 7},
+		Counts{Added: 1, Removed: 1, Unchanged: 1, DuplicateKeys: 1},
+		[]string{"removed [1 0 9 1] -", "added - [1 0 9 5]"}},
 	{"duplicate key, a's leftovers", cat(e(1, 10), e(1, 10), e(1, 10)), cat(e(1, 10), e(2, 20)),
 		Counts{Removed: 2, Added: 1, Unchanged: 1, DuplicateKeys: 1},
 		[]string{"removed [1 0 10 0] -", "removed [1 0 10 0] -", "added - [2 0 20 0]"}},
@@ -844,6 +857,30 @@ func TestMutantsLessKeyOtherTypes(t *testing.T) {
 			if got := lessKey(a, b); got != (i < j) {
 				t.Errorf("lessKey(%v, %v) = %v, want %v", seq[i], seq[j], got, i < j)
 			}
+		}
+	}
+}
+
+// TestMutantsDiffStreamReadError: a stream that fails in the middle of Diff's merge pass
+// (an entry out of order) fails Diff with the stream's error (repo.CodeFormat), closing
+// both streams does not hide it: in the record pass of equal keyless states and in the
+// full diff.
+func TestMutantsDiffStreamReadError(t *testing.T) {
+	s := newStreams(t)
+	unsorted := cat(e(1, 10), e(3, 30), e(2, 20))
+	for _, c := range []struct {
+		name string
+		b    []uint64
+	}{
+		{"equal states", cat(e(1, 10), e(2, 20), e(3, 30))},
+		{"different states", cat(e(1, 10), e(2, 20))},
+	} {
+		a, b := s.scan(unsorted), s.scan(c.b)
+		_, err := Diff(a, b, Options{Limit: -1, Stream: func(sc *repo.Scan, parts repo.Parts) (*repo.EntryReader, error) {
+			return s.r.Entries(sc, parts, nil)
+		}})
+		if !errors.Is(err, &repo.Error{Code: repo.CodeFormat}) {
+			t.Errorf("%s: err %v, want %s", c.name, err, repo.CodeFormat)
 		}
 	}
 }
