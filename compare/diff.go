@@ -267,8 +267,11 @@ func Diff(a, b *repo.Scan, o Options) (*Report, error) {
 	values := r.Resolution == snapshot.ResolutionValue
 	if eq {
 		done, err := equalStates(r, a, b, o)
-		if err != nil || done {
-			return r, err
+		if err != nil {
+			return nil, err // as on every other failure: no half-filled report
+		}
+		if done {
+			return r, nil
 		}
 	}
 	parts := repo.PartRecords | repo.PartKeys

@@ -831,8 +831,8 @@ func TestMutantsStreamOpenError(t *testing.T) {
 				opened++
 				return r.Entries(s, parts, nil)
 			}}
-			if _, err := Diff(a, b, o); err != bad {
-				t.Errorf("%s, side %d fails: err %v, want the open error", c.name, side, err)
+			if rep, err := Diff(a, b, o); err != bad || rep != nil {
+				t.Errorf("%s, side %d fails: report %v, err %v; want no report and the open error", c.name, side, rep, err)
 			}
 			if want := side; opened != want {
 				t.Errorf("%s, side %d fails: %d streams opened, want %d", c.name, side, opened, want)
