@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -22,7 +23,10 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 )
@@ -645,4 +649,297 @@ func TestGroupPoolKeepsTwo(t *testing.T) {
 	if len(p.idle) != maxIdleGroups || maxIdleGroups != 2 || p.fresh != 3 {
 		t.Errorf("%d idle of 3 released (%d allocated), want 2", len(p.idle), p.fresh)
 	}
+}
+
+// editFooter returns a copy of the Parquet file orig with its footer changed by edit
+// and re-encoded (the pages are left as they are).
+func editFooter(t *testing.T, orig []byte, edit func(*format.FileMetaData)) []byte {
+	t.Helper()
+	proto := new(thrift.CompactProtocol)
+	n := len(orig)
+	flen := int(binary.LittleEndian.Uint32(orig[n-8:]))
+	var md format.FileMetaData
+	if err := thrift.Unmarshal(proto, orig[n-8-flen:n-8], &md); err != nil {
+		t.Fatal(err)
+	}
+	edit(&md)
+	footer, err := thrift.Marshal(proto, &md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := slices.Concat(orig[:n-8-flen], footer)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(footer)))
+	return append(out, "PAR1"...)
+}
+
+// int64Parquet writes n rows 0..n-1 of a required int64 column "x" in row groups of
+// group rows and returns the file's bytes.
+func int64Parquet(t *testing.T, n int, group int64) []byte {
+	t.Helper()
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	for i := range n {
+		b.Append(int64(i))
+	}
+	col := b.NewArray()
+	b.Release()
+	defer col.Release()
+	rec := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64}}, nil), []arrow.Array{col}, int64(n))
+	defer rec.Release()
+	p := filepath.Join(t.TempDir(), "x.parquet")
+	writeParquet(t, p, rec, group)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestParquetGoErrorsNameTheirPlace: the parquet-go reader's errors name the 1-based
+// column that is out of its scope and the 1-based row group that does not decode.
+func TestParquetGoErrorsNameTheirPlace(t *testing.T) {
+	t.Setenv(ParquetReaderEnv, "parquet-go")
+	dir := t.TempDir()
+	mem := memory.DefaultAllocator
+	ib := array.NewInt64Builder(mem)
+	ib.Append(1)
+	ints := ib.NewArray()
+	ib.Release()
+	defer ints.Release()
+	lb := array.NewListBuilder(mem, arrow.PrimitiveTypes.Int64)
+	lb.Append(true)
+	lb.ValueBuilder().(*array.Int64Builder).Append(2)
+	list := lb.NewArray()
+	lb.Release()
+	defer list.Release()
+	db := array.NewDecimal256Builder(mem, &arrow.Decimal256Type{Precision: 40, Scale: 2})
+	db.AppendNull()
+	dec := db.NewArray()
+	db.Release()
+	defer dec.Release()
+	for _, c := range []struct {
+		second arrow.Array
+		want   string
+	}{{list, "column 2 is nested"}, {dec, "column 2 is FIXED_LEN_BYTE_ARRAY"}} {
+		sc := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Int64}, {Name: "b", Type: c.second.DataType(), Nullable: true}}, nil)
+		rec := array.NewRecordBatch(sc, []arrow.Array{ints, c.second}, 1)
+		p := filepath.Join(dir, "scope.parquet")
+		writeParquet(t, p, rec, 10)
+		rec.Release()
+		_, err := Open(context.Background(), p, Options{})
+		if CodeOf(err) != CodeUnsupported || !errors.Is(err, errOutOfScope) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %s with %q", c.second.DataType(), err, CodeUnsupported, c.want)
+		}
+	}
+
+	// Row groups of 5 rows; the footer claims 6 for the second: its pages hold fewer.
+	data := editFooter(t, int64Parquet(t, 10, 5), func(md *format.FileMetaData) {
+		md.RowGroups[1].NumRows++
+		md.NumRows++
+	})
+	p := writeFile(t, dir, "group2.parquet", data)
+	_, cols, _, err := pgRead(t, p, "parquet-go", 100)
+	release(cols)
+	if CodeOf(err) != CodeCorrupt || !strings.Contains(err.Error(), "row group 2:") {
+		t.Errorf("second row group short of its rows: %v, want %s naming row group 2", err, CodeCorrupt)
+	}
+}
+
+// TestParquetGoGroupRowsLimit: the reader decodes row groups of up to math.MaxInt32 rows
+// (Arrow arrays are indexed by int32 offsets and bitmaps); a footer claiming exactly that
+// many is checked against its pages (which hold 10), one more is refused by the row
+// bound. The open-time bound (maxParquetGoGroupRows) is raised to let both through.
+func TestParquetGoGroupRowsLimit(t *testing.T) {
+	old := maxParquetGoGroupRows
+	t.Cleanup(func() { maxParquetGoGroupRows = old })
+	maxParquetGoGroupRows = math.MaxInt32 + 1
+	orig := int64Parquet(t, 10, 10)
+	dir := t.TempDir()
+	for _, c := range []struct {
+		rows int64
+		want string
+	}{{math.MaxInt32, "the pages hold 10 values, the row group 2147483647 rows"}, {math.MaxInt32 + 1, "row group of 2147483648 rows"}} {
+		data := editFooter(t, orig, func(md *format.FileMetaData) { md.RowGroups[0].NumRows, md.NumRows = c.rows, c.rows })
+		p := writeFile(t, dir, "big.parquet", data)
+		_, cols, ev, err := pgRead(t, p, "parquet-go", 100)
+		release(cols)
+		if CodeOf(err) != CodeCorrupt || !strings.Contains(err.Error(), c.want) || !slices.Contains(ev.Choices, choiceReaderPQGo) {
+			t.Errorf("%d rows claimed: %v, want %s with %q from the parquet-go reader", c.rows, err, CodeCorrupt, c.want)
+		}
+	}
+}
+
+// TestParquetEmptyAndAllExcluded, over both readers: a file of no rows is read COMPLETE
+// with 0 rows expected (known); a file whose every column is excluded returns no batch,
+// records CodeSchema first, and releases everything it allocated on Close.
+func TestParquetEmptyAndAllExcluded(t *testing.T) {
+	for _, mode := range []string{"pqarrow", "auto"} {
+		t.Setenv(ParquetReaderEnv, mode)
+		dir := t.TempDir()
+		p := writeFile(t, dir, "empty.parquet", int64Parquet(t, 0, 10))
+		_, cols, ev, err := pgRead(t, p, mode, 100)
+		release(cols)
+		if c := ev.Coverage; err != nil || c.Status != StatusComplete || !c.ExpectedKnown || c.Expected != 0 || c.Returned != 0 {
+			t.Errorf("%s: empty file: %v, coverage %+v", mode, err, c)
+		}
+
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		p = writeFile(t, dir, "x.parquet", int64Parquet(t, 10, 5))
+		src, err := Open(context.Background(), p, Options{Exclude: []string{"x"}, Allocator: mem})
+		if err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		rec, err := src.Next(context.Background())
+		if rec != nil || err != io.EOF {
+			t.Errorf("%s: every column excluded: %v, %v; want io.EOF and no batch", mode, rec, err)
+		}
+		if c := src.Evidence().Coverage; c.Status == StatusComplete || len(c.Failures) == 0 || c.Failures[0].Code != CodeSchema {
+			t.Errorf("%s: every column excluded: coverage %+v, want %s first, not COMPLETE", mode, c, CodeSchema)
+		}
+		if err := src.Close(); err != nil {
+			t.Errorf("%s: close: %v", mode, err)
+		}
+		mem.AssertSize(t, 0)
+	}
+}
+
+// fakePage is a parquet-go page with the counts, levels and values a test gives it
+// (addPage calls only these methods).
+type fakePage struct {
+	parquet.Page
+	n    int64
+	defs []byte
+	vals encoding.Values
+	dict parquet.Dictionary
+}
+
+func (p fakePage) NumValues() int64               { return p.n }
+func (p fakePage) DefinitionLevels() []byte       { return p.defs }
+func (p fakePage) Data() encoding.Values          { return p.vals }
+func (p fakePage) Dictionary() parquet.Dictionary { return p.dict }
+
+// fakeDict is a dictionary whose page holds vals.
+type fakeDict struct {
+	parquet.Dictionary
+	vals encoding.Values
+}
+
+func (d fakeDict) Page() parquet.Page { return fakePage{vals: d.vals} }
+
+// TestAddPageCounts: a page of no values is accepted (and adds no row); a page may fill
+// the row group's remaining rows exactly, not one row more.
+func TestAddPageCounts(t *testing.T) {
+	c := pgCol{kind: pgInt64}
+	var b pgBuf
+	b.reset(pgInt64, 3, 0)
+	steps := []struct {
+		vals []int64
+		ok   bool
+	}{{nil, true}, {[]int64{7, 8}, true}, {[]int64{9, 10}, false}, {[]int64{9}, true}, {nil, true}}
+	for i, s := range steps {
+		err := b.addPage(fakePage{n: int64(len(s.vals)), vals: encoding.Int64Values(s.vals)}, c, 3)
+		if s.ok && err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if !s.ok && (err == nil || !strings.Contains(err.Error(), "past the row group's 3 rows")) {
+			t.Fatalf("step %d: a page of %d values with %d rows left: %v", i, len(s.vals), 3-b.rows, err)
+		}
+	}
+	if b.rows != 3 || !slices.Equal(b.i64, []int64{7, 8, 9}) {
+		t.Errorf("rows %d values %v, want 3 [7 8 9]", b.rows, b.i64)
+	}
+}
+
+// TestAddPageDictionaryIndexes: a dictionary index must be below the dictionary's entry
+// count (the last entry is readable; the count itself is refused), for fixed-width,
+// byte-array and fixed-length decimal dictionaries of 2 entries.
+func TestAddPageDictionaryIndexes(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		col  pgCol
+		dict encoding.Values
+	}{
+		{"int64", pgCol{kind: pgInt64}, encoding.Int64Values([]int64{5, 6})},
+		{"byte array", pgCol{kind: pgBytes}, encoding.ByteArrayValues([]byte("abc"), []uint32{0, 1, 3})},
+		{"fixed", pgCol{kind: pgDecFixed, size: 4}, encoding.FixedLenByteArrayValues([]byte{0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe}, 4)},
+	} {
+		for _, idx := range []int32{1, 2} {
+			var b pgBuf
+			b.reset(c.col.kind, 1, 0)
+			err := b.addPage(fakePage{n: 1, vals: encoding.Int32Values([]int32{idx}), dict: fakeDict{vals: c.dict}}, c.col, 1)
+			if idx == 1 && err != nil {
+				t.Errorf("%s: index 1 of 2 entries: %v", c.name, err)
+			}
+			if idx == 2 && (err == nil || !strings.Contains(err.Error(), "dictionary index 2 of 2 entries")) {
+				t.Errorf("%s: index 2 of 2 entries: %v", c.name, err)
+			}
+		}
+	}
+}
+
+// TestAddPageByteArrayOffsets: a page's byte-array offsets need not start at 0 (the
+// values are data[offs[i]:offs[i+1]]), and an empty page may have no offsets at all.
+func TestAddPageByteArrayOffsets(t *testing.T) {
+	c := pgCol{kind: pgBytes}
+	var b pgBuf
+	b.reset(pgBytes, 3, 0)
+	if err := b.addPage(fakePage{vals: encoding.ByteArrayValues(nil, nil)}, c, 3); err != nil {
+		t.Fatalf("empty page without offsets: %v", err)
+	}
+	if err := b.addPage(fakePage{n: 2, vals: encoding.ByteArrayValues([]byte("xxabc"), []uint32{2, 3, 5})}, c, 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.addPage(fakePage{n: 1, vals: encoding.ByteArrayValues([]byte("zde"), []uint32{1, 3})}, c, 3); err != nil {
+		t.Fatal(err)
+	}
+	if string(b.data) != "abcde" || !slices.Equal(b.offs, []int64{0, 1, 3, 5}) {
+		t.Errorf("data %q offsets %v, want \"abcde\" [0 1 3 5]", b.data, b.offs)
+	}
+}
+
+// TestCheckOffsets: offsets must not decrease and must end within the data (at its end
+// at most); no offsets at all is an empty page.
+func TestCheckOffsets(t *testing.T) {
+	for _, c := range []struct {
+		offs []uint32
+		n    int
+		ok   bool
+	}{{nil, 0, true}, {[]uint32{0, 4}, 4, true}, {[]uint32{0, 5}, 4, false}, {[]uint32{0, 3, 2}, 4, false}, {[]uint32{5}, 4, false}} {
+		err := checkOffsets(c.offs, c.n)
+		if c.ok != (err == nil) {
+			t.Errorf("checkOffsets(%v, %d) = %v", c.offs, c.n, err)
+		}
+	}
+}
+
+// TestPgBufArrayTwoGiB: a batch of a 32-bit-offset byte-array column may hold up to
+// math.MaxInt32 bytes of values, measured from the batch's first offset; one byte more
+// is refused (large_string/large_binary are the types for that). The 2 GiB of values
+// are never written, so they stay virtual memory.
+func TestPgBufArrayTwoGiB(t *testing.T) {
+	b := pgBuf{offs: []int64{0, 1 << 30, math.MaxInt32, math.MaxInt32 + 1}, data: make([]byte, math.MaxInt32+1)}
+	pool := newGroupPool(1)
+	g, err := pool.get(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		lo, hi int
+		ok     bool
+	}{{0, 2, true}, {1, 2, true}, {1, 3, true}, {0, 3, false}} {
+		a, err := b.array(g, arrow.BinaryTypes.String, pgBytes, c.lo, c.hi)
+		if c.ok {
+			if err != nil {
+				t.Errorf("rows %d..%d (%d bytes): %v", c.lo, c.hi, b.offs[c.hi]-b.offs[c.lo], err)
+				continue
+			}
+			s := a.(*array.String)
+			if s.Len() != c.hi-c.lo || int64(s.ValueOffset(s.Len()-1)+len(s.Value(s.Len()-1))) != b.offs[c.hi]-b.offs[c.lo] {
+				t.Errorf("rows %d..%d: offsets do not span the values", c.lo, c.hi)
+			}
+			a.Release()
+		} else if err == nil || !strings.Contains(err.Error(), "more than 2 GiB") {
+			t.Errorf("rows %d..%d (%d bytes): %v, want the 2 GiB refusal", c.lo, c.hi, b.offs[c.hi]-b.offs[c.lo], err)
+		}
+	}
+	g.release()
 }
