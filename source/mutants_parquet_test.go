@@ -943,3 +943,19 @@ func TestPgBufArrayTwoGiB(t *testing.T) {
 	}
 	g.release()
 }
+
+// TestGroupMemReallocate: the allocator interface's Reallocate returns size bytes that
+// begin with b's: within b's capacity b itself, past it a copy.
+func TestGroupMemReallocate(t *testing.T) {
+	var g groupMem
+	b := []byte{1, 2, 3, 4}[:3:4]
+	if got := g.Reallocate(4, b); len(got) != 4 || &got[0] != &b[0] || !bytes.Equal(got[:3], []byte{1, 2, 3}) {
+		t.Errorf("within capacity: %v", got)
+	}
+	if got := g.Reallocate(6, b); len(got) != 6 || !bytes.Equal(got[:3], []byte{1, 2, 3}) {
+		t.Errorf("past capacity: %v", got)
+	}
+	if got := g.Allocate(5); len(got) != 5 {
+		t.Errorf("Allocate(5): %d bytes", len(got))
+	}
+}
