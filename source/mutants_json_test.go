@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"math"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -319,6 +321,208 @@ func TestParseTypeDecimalBounds(t *testing.T) {
 	for _, s := range []string{"decimal(0,0)", "decimal(77,0)", "decimal(77,77)", "decimal(5,6)", "decimal(1,2)", "decimal(1,-1)", "decimal(-1,0)", "(5,2)", "decimal(5,2", "decimal5,2)"} {
 		if _, ok := parseType(s); ok {
 			t.Errorf("parseType(%q) accepted", s)
+		}
+	}
+}
+
+// TestJSONInferIntegerBoundaries: inference's integer preference (doc.go, Type mapping:
+// int64 when every integer fits, else uint64 when every one is nonnegative and fits, else
+// number) at the int64 and uint64 limits and one past them. A column whose integers fit
+// both is int64, never uint64: flipping the preference would change the schema's
+// identity for the commonest column there is.
+func TestJSONInferIntegerBoundaries(t *testing.T) {
+	const (
+		maxI64   = "9223372036854775807"
+		maxI64p1 = "9223372036854775808"
+		minI64   = "-9223372036854775808"
+		minI64m1 = "-9223372036854775809"
+		maxU64   = "18446744073709551615"
+		maxU64p1 = "18446744073709551616"
+	)
+	for _, c := range []struct {
+		values []string
+		typ    string
+	}{
+		{[]string{"0", "1"}, "int64"},
+		{[]string{"0"}, "int64"},
+		{[]string{maxI64}, "int64"},
+		{[]string{minI64, maxI64}, "int64"},
+		{[]string{maxI64p1}, "uint64"},
+		{[]string{maxI64, maxI64p1}, "uint64"},
+		{[]string{"0", maxU64}, "uint64"},
+		{[]string{minI64m1}, "number"},
+		{[]string{maxU64p1}, "number"},
+		{[]string{"0", maxU64p1}, "number"},
+		{[]string{"-1", maxI64p1}, "number"},
+		{[]string{minI64, maxU64}, "number"},
+	} {
+		var recs []string
+		for _, v := range c.values {
+			recs = append(recs, `{"a":`+v+`}`)
+		}
+		for form, path := range jsonForms(t, recs...) {
+			sc, cols, _ := openRead(t, path, Options{})
+			if got := sc.Field(0).Metadata.Values()[0]; got != c.typ {
+				t.Errorf("%s %v: type %s, want %s", form, c.values, got, c.typ)
+				continue
+			}
+			if got := cellStrings(t, cols[0]); strings.Join(got, ",") != strings.Join(c.values, ",") {
+				t.Errorf("%s %v: values %v", form, c.values, got)
+			}
+		}
+	}
+	// -0 is an integer literal whose value, 0, fits int64 but not uint64 (no sign there).
+	for form, path := range jsonForms(t, `{"a":-0}`, `{"a":5}`) {
+		sc, cols, _ := openRead(t, path, Options{})
+		if got := sc.Field(0).Metadata.Values()[0]; got != "int64" || strings.Join(cellStrings(t, cols[0]), ",") != "0,5" {
+			t.Errorf("%s: -0 and 5: type %s values %v, want int64 0,5", form, got, cellStrings(t, cols[0]))
+		}
+	}
+}
+
+// TestParseZoneOffsetBounds: a fixed-offset zone is ±hh:mm with hh <= 23 and mm <= 59
+// (doc.go: TZ is UTC, ±hh:mm or an IANA name), at each bound and one past it.
+func TestParseZoneOffsetBounds(t *testing.T) {
+	for _, z := range []string{"+00:00", "-00:00", "+23:59", "-23:59", "+05:59", "+23:00", "-12:45", "UTC", "Europe/Paris"} {
+		ct, ok := parseType("timestamp(s," + z + ")")
+		if !ok || ct.tz != z || ct.loc == nil {
+			t.Errorf("zone %q: ok %v tz %q", z, ok, ct.tz)
+		}
+	}
+	for _, z := range []string{"+24:00", "-24:00", "+05:60", "+23:60", "+99:99", "+5:30", "+05:3", "05:30", "+05-30", "+0a:00", "+05:0b", "*05:30", "Local", ""} {
+		if _, ok := parseType("timestamp(s," + z + ")"); ok {
+			t.Errorf("zone %q accepted", z)
+		}
+	}
+}
+
+// TestFloatLiteralForms: a float column takes -?digits[.digits][(e|E)[+-]digits] (doc.go,
+// Type vocabulary) with every digit 0–9 in each part, and its value is the nearest
+// binary64 of the decimal; a text without a digit before the exponent, with an empty
+// exponent or with trailing text is "not a decimal float64 literal" (never "out of
+// range", which is for a literal beyond the type).
+func TestFloatLiteralForms(t *testing.T) {
+	ct, _ := parseType("float64")
+	for lit, want := range map[string]float64{
+		"2.50": 2.5, "1.09": 1.09, "-0.90": -0.9, "1e5": 1e5, "1E5": 1e5, "1e+5": 1e5, "1E-5": 1e-5,
+		"1e9": 1e9, "9e0": 9, "90.09e09": 90.09e9, "0": 0, "-9": -9, "1234567890": 1234567890,
+	} {
+		var c cell
+		if code, detail := ct.parseText(lit, &c); code != "" || c.f != want {
+			t.Errorf("%s: %s %q %v, want %v", lit, code, detail, c.f, want)
+		}
+	}
+	for _, lit := range []string{".", "-", "+", "-.", "+.", "-e5", "-.e5", "e5", "1e", "1e+", "1E-", "1x", "1.5x", "1e5x", "0x1p3", "inf", "Infinity", "nan", ""} {
+		var c cell
+		if code, detail := ct.parseText(lit, &c); code != CodeType || detail != "not a decimal float64 literal" {
+			t.Errorf("%q: %s %q, want %s %q", lit, code, detail, CodeType, "not a decimal float64 literal")
+		}
+	}
+	if code, detail := ct.parseText("1e999", &cell{}); code != CodeType || detail != "out of range for float64" {
+		t.Errorf("1e999: %s %q, want out of range", code, detail)
+	}
+}
+
+// TestTimestampZoneDetail: a timestamp that does not parse is diagnosed by the column's
+// kind: a zoned column wants an offset, a naive column wants none.
+func TestTimestampZoneDetail(t *testing.T) {
+	for _, c := range []struct{ typ, lit, detail string }{
+		{"timestamp(s,UTC)", "2026-01-01T00:00:00", "not a timestamp with zone offset (YYYY-MM-DDTHH:MM:SS[.f]Z or ±hh:mm)"},
+		{"timestamp(s,+01:00)", "2026-01-01 00:00:00x", "not a timestamp with zone offset (YYYY-MM-DDTHH:MM:SS[.f]Z or ±hh:mm)"},
+		{"timestamp(s)", "2026-01-01T00:00:00Z", "not a naive timestamp (YYYY-MM-DDTHH:MM:SS[.f], no zone)"},
+		{"timestamp(ms)", "2026-01-01T00:00:00+01:00", "not a naive timestamp (YYYY-MM-DDTHH:MM:SS[.f], no zone)"},
+	} {
+		ct, _ := parseType(c.typ)
+		if code, detail := ct.parseText(c.lit, &cell{}); code != CodeType || detail != c.detail {
+			t.Errorf("%s %s: %s %q, want %s %q", c.typ, c.lit, code, detail, CodeType, c.detail)
+		}
+	}
+}
+
+// TestTimestampNanosecondRange: timestamp(ns) holds exactly the instants of int64
+// nanoseconds, 1677-09-21T00:12:43.145224192Z (-2**63) to 2262-04-11T23:47:16.854775807Z
+// (2**63-1): both ends are read, one nanosecond past either is out of range. The earliest
+// second is partly inside: its whole-second start is not. Before 1970 a fraction adds to
+// a negative second (-0.5 s is 1969-12-31T23:59:59.5).
+func TestTimestampNanosecondRange(t *testing.T) {
+	for _, c := range []struct {
+		typ, lit string
+		want     int64
+		out      bool // out of range
+	}{
+		{"timestamp(ns)", "2262-04-11T23:47:16.854775807", math.MaxInt64, false},
+		{"timestamp(ns)", "2262-04-11 23:47:16.854775806", math.MaxInt64 - 1, false},
+		{"timestamp(ns)", "2262-04-11T23:47:16.854775808", 0, true},
+		{"timestamp(ns)", "2262-04-11T23:47:17", 0, true},
+		{"timestamp(ns)", "1677-09-21T00:12:43.145224192", math.MinInt64, false},
+		{"timestamp(ns)", "1677-09-21T00:12:43.145224193", math.MinInt64 + 1, false},
+		{"timestamp(ns)", "1677-09-21T00:12:43.145224191", 0, true},
+		{"timestamp(ns)", "1677-09-21T00:12:43", 0, true},
+		{"timestamp(ns)", "1677-09-21T00:12:44", -9223372036 * 1e9, false},
+		{"timestamp(ns)", "1969-12-31T23:59:59.5", -5e8, false},
+		{"timestamp(ns)", "1969-12-31T23:59:59.999999999", -1, false},
+		{"timestamp(ns)", "1970-01-01T00:00:00.000000001", 1, false},
+		{"timestamp(ms)", "1969-12-31T23:59:59.5", -500, false},
+		{"timestamp(us)", "1969-12-31T23:59:58.000001", -1999999, false},
+		{"timestamp(s)", "0001-01-01T00:00:00", -62135596800, false},
+		{"timestamp(ns,UTC)", "1677-09-21T00:12:43.145224192Z", math.MinInt64, false},
+		{"timestamp(ns,+01:00)", "1677-09-21T01:12:43.145224192+01:00", math.MinInt64, false},
+		{"timestamp(ns,UTC)", "1677-09-20T23:12:43.145224191-01:00", 0, true},
+		{"timestamp(ns,UTC)", "2262-04-12T00:47:16.854775807+01:00", math.MaxInt64, false},
+		{"timestamp(ns,UTC)", "2262-04-11T23:47:16.854775808Z", 0, true},
+	} {
+		ct, ok := parseType(c.typ)
+		if !ok {
+			t.Fatal(c.typ)
+		}
+		var cl cell
+		code, detail := ct.parseText(c.lit, &cl)
+		if c.out {
+			if code != CodeType || detail != "out of range for "+c.typ {
+				t.Errorf("%s %s: %s %q %d, want out of range", c.typ, c.lit, code, detail, cl.i)
+			}
+			continue
+		}
+		if code != "" || cl.i != c.want {
+			t.Errorf("%s %s: %s %q %d, want %d", c.typ, c.lit, code, detail, cl.i, c.want)
+		}
+	}
+}
+
+// TestTypeNameChildNameEscapes: in a nested type's spelling a child name escapes '"',
+// '\\' and the control characters below U+0020 (as \u00xx, lower-case hex) and nothing
+// else: the space U+0020, DEL and non-ASCII letters are written as they are.
+func TestTypeNameChildNameEscapes(t *testing.T) {
+	i64 := arrow.PrimitiveTypes.Int64
+	for name, want := range map[string]string{
+		"a b":      `struct<"a b":int64>`,
+		"\x1f":     `struct<"\u001f":int64>`,
+		"\x00x":    `struct<"\u0000x":int64>`,
+		"\x7f":     "struct<\"\x7f\":int64>",
+		"é!":       `struct<"é!":int64>`,
+		` "\ `:     `struct<" \"\\ ":int64>`,
+		"\t\x1b[0": `struct<"\u0009\u001b[0":int64>`,
+	} {
+		got, ok := TypeName(arrow.StructOf(arrow.Field{Name: name, Type: i64, Nullable: true}))
+		if !ok || got != want {
+			t.Errorf("child %q: %s %v, want %s", name, got, ok, want)
+		}
+	}
+}
+
+// TestTimestampBoundsThroughReaders: the earliest and the latest timestamp(ns) are read
+// from a CSV cell and from a JSON string alike (parseTimestamp decides for both).
+func TestTimestampBoundsThroughReaders(t *testing.T) {
+	const lo, hi = "1677-09-21T00:12:43.145224192", "2262-04-11T23:47:16.854775807"
+	dir := t.TempDir()
+	for _, p := range []string{
+		writeFile(t, dir, "t.csv", []byte("t\n"+lo+"\n"+hi+"\n")),
+		writeFile(t, dir, "t.jsonl", []byte(`{"t":"`+lo+`"}`+"\n"+`{"t":"`+hi+`"}`+"\n")),
+	} {
+		_, cols, ev := openRead(t, p, Options{Columns: []Column{{"t", "timestamp(ns)"}}})
+		ts, ok := cols[0].(*array.Timestamp)
+		if !ok || ts.Len() != 2 || ts.Value(0) != math.MinInt64 || ts.Value(1) != math.MaxInt64 {
+			t.Errorf("%s: %v (failures %v), want -2**63 and 2**63-1", p, cols[0], ev.Coverage.Failures)
 		}
 	}
 }
