@@ -151,8 +151,8 @@ func TestJSONDecimalAtPrecision38(t *testing.T) {
 	}
 }
 
-// TestJSONCloseReleases: Close releases the Arrow builders (a checked allocator ends at
-// zero bytes) and closes the file; a second Close is a no-op.
+// TestJSONCloseReleases: after Close the source holds no allocator memory (a checked
+// allocator ends at zero bytes) and its file is closed; a second Close is a no-op.
 func TestJSONCloseReleases(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
@@ -205,6 +205,14 @@ func TestJSONParseTruncatedDetail(t *testing.T) {
 		if e == nil || e.code != CodeJSONLine || e.detail != c.detail {
 			t.Errorf("%s: %+v, want %s %q", c.line, e, CodeJSONLine, c.detail)
 		}
+	}
+	// The parser reads the line it is given and no further, even where the buffer goes on
+	// (a reused line buffer holds an earlier, longer line there): a \u escape cut after
+	// two digits is invalid, not completed from the bytes beyond the line.
+	buf := []byte(`{"s":"\u00e9"}`)
+	line := buf[:len(`{"s":"\u00`)]
+	if e := parseObject(line, func([]byte, *jval) *jsonError { return nil }); e == nil || e.detail != `invalid \u escape` {
+		t.Errorf("%s (buffer %s): %+v, want %q", line, buf, e, `invalid \u escape`)
 	}
 }
 
@@ -523,6 +531,25 @@ func TestTimestampBoundsThroughReaders(t *testing.T) {
 		ts, ok := cols[0].(*array.Timestamp)
 		if !ok || ts.Len() != 2 || ts.Value(0) != math.MinInt64 || ts.Value(1) != math.MaxInt64 {
 			t.Errorf("%s: %v (failures %v), want -2**63 and 2**63-1", p, cols[0], ev.Coverage.Failures)
+		}
+	}
+}
+
+// TestJSONEmptyObjectLine: an empty object is a record with no members, surrounding
+// whitespace allowed; text after it makes the line fail ("text after the JSON object")
+// as after any other object.
+func TestJSONEmptyObjectLine(t *testing.T) {
+	for line, detail := range map[string]string{
+		`{}`: "", " { }\t": "", `{}x`: "text after the JSON object", `{} {}`: "text after the JSON object",
+		`{"a":1} x`: "text after the JSON object", `{}}`: "text after the JSON object",
+	} {
+		n := 0
+		e := parseObject([]byte(line), func([]byte, *jval) *jsonError { n++; return nil })
+		switch {
+		case detail == "" && (e != nil || n != 0):
+			t.Errorf("%q: %+v, %d members, want an empty record", line, e, n)
+		case detail != "" && (e == nil || e.code != CodeJSONLine || e.detail != detail):
+			t.Errorf("%q: %+v, want %s %q", line, e, CodeJSONLine, detail)
 		}
 	}
 }
