@@ -288,12 +288,19 @@ func (p *fastParser) number() bool {
 func parseValue(dec *json.Decoder, depth int) (*jvalue, error) {
 	tok, err := dec.Token()
 	if err != nil {
-		if err == io.EOF {
-			return nil, io.ErrUnexpectedEOF
-		}
-		return nil, err
+		return nil, unexpectedEnd(err)
 	}
 	return parseFrom(dec, tok, depth)
+}
+
+// unexpectedEnd is err of a token the document still owes: the decoder's io.EOF there is
+// a document cut short ("[", "{"), io.ErrUnexpectedEOF like every other truncation, never
+// a plain io.EOF that a caller could take for a clean end of input.
+func unexpectedEnd(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
 }
 
 func parseFrom(dec *json.Decoder, tok json.Token, depth int) (*jvalue, error) {
@@ -321,7 +328,7 @@ func parseFrom(dec *json.Decoder, tok json.Token, depth int) (*jvalue, error) {
 				v.arr = append(v.arr, e)
 			}
 			if _, err := dec.Token(); err != nil { // ']'
-				return nil, err
+				return nil, unexpectedEnd(err)
 			}
 			return v, nil
 		case '{':
@@ -329,7 +336,7 @@ func parseFrom(dec *json.Decoder, tok json.Token, depth int) (*jvalue, error) {
 			for dec.More() {
 				kt, err := dec.Token()
 				if err != nil {
-					return nil, err
+					return nil, unexpectedEnd(err)
 				}
 				k, ok := kt.(string)
 				if !ok {
@@ -345,7 +352,7 @@ func parseFrom(dec *json.Decoder, tok json.Token, depth int) (*jvalue, error) {
 				v.obj[k] = e
 			}
 			if _, err := dec.Token(); err != nil { // '}'
-				return nil, err
+				return nil, unexpectedEnd(err)
 			}
 			return v, nil
 		}

@@ -459,11 +459,17 @@ func (t *colType) parseTimestamp(s string, c *cell) (Code, string) {
 	}
 	sec := tm.Unix()
 	mul := int64(1e9) / per
+	add := ns / per // 0 <= add < mul: Unix rounds down, Nanosecond is never negative
+	// Before 1970 the instant is sec*mul + add with sec*mul alone possibly below the
+	// range (the earliest timestamp(ns), 1677-09-21T00:12:43.145224192Z, has sec*mul <
+	// MinInt64): borrow one second so that both parts are within it.
+	if sec < 0 && add > 0 {
+		sec, add = sec+1, add-mul
+	}
 	if sec > math.MaxInt64/mul || sec < math.MinInt64/mul {
 		return CodeType, "out of range for " + t.spell
 	}
 	v := sec * mul
-	add := ns / per
 	if (add > 0 && v > math.MaxInt64-add) || (add < 0 && v < math.MinInt64-add) {
 		return CodeType, "out of range for " + t.spell
 	}
