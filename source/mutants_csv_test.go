@@ -242,28 +242,35 @@ func TestMutValidateRecord(t *testing.T) {
 	}
 }
 
-// TestMutScreenString: a row whose utf8 (string) cell is not valid UTF-8 is dropped and
-// counted as a failure on its line, named by its column.
+// TestMutScreenString: a row whose utf8 or large_utf8 cell is not valid UTF-8 is dropped
+// and counted as a failure on its line, named by its column.
 func TestMutScreenString(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String}}, nil)
-	bld := array.NewRecordBuilder(mem, schema)
-	defer bld.Release()
-	bld.Field(0).(*array.StringBuilder).AppendValues([]string{"ok", "\xff", "fine"}, nil)
-	b := &fileBase{schema: schema, opts: Options{Allocator: mem}, t: Tracker{MaxDetails: 10}}
-	out, err := b.screen(bld.NewRecordBatch())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Release()
-	col := out.Column(0).(*array.String)
-	if out.NumRows() != 2 || col.Value(0) != "ok" || col.Value(1) != "fine" {
-		t.Fatalf("screened batch %v, want the rows ok, fine", out)
-	}
-	f := b.t.Failures()
-	if len(f) != 1 || f[0].Code != CodeUTF8 || f[0].Line != 2 || f[0].Column != "s" || b.t.FailedRecords() != 1 || b.t.Returned != 2 {
-		t.Fatalf("failures %+v, failed %d, returned %d", f, b.t.FailedRecords(), b.t.Returned)
+	for _, dt := range []arrow.DataType{arrow.BinaryTypes.String, arrow.BinaryTypes.LargeString} {
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: dt}}, nil)
+		bld := array.NewRecordBuilder(mem, schema)
+		switch b := bld.Field(0).(type) {
+		case *array.StringBuilder:
+			b.AppendValues([]string{"ok", "\xff", "fine"}, nil)
+		case *array.LargeStringBuilder:
+			b.AppendValues([]string{"ok", "\xff", "fine"}, nil)
+		}
+		b := &fileBase{schema: schema, opts: Options{Allocator: mem}, t: Tracker{MaxDetails: 10}}
+		out, err := b.screen(bld.NewRecordBatch())
+		bld.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		col, ok := out.Column(0).(interface{ Value(int) string })
+		if !ok || out.NumRows() != 2 || col.Value(0) != "ok" || col.Value(1) != "fine" {
+			t.Errorf("%s: screened batch %v, want the rows ok, fine", dt, out)
+		}
+		f := b.t.Failures()
+		if len(f) != 1 || f[0].Code != CodeUTF8 || f[0].Line != 2 || f[0].Column != "s" || b.t.FailedRecords() != 1 || b.t.Returned != 2 {
+			t.Errorf("%s: failures %+v, failed %d, returned %d", dt, f, b.t.FailedRecords(), b.t.Returned)
+		}
+		out.Release()
+		mem.AssertSize(t, 0)
 	}
 }
 
@@ -558,6 +565,8 @@ func TestMutFastTimestamp(t *testing.T) {
 		// 2020-02-29: 31+28 days after 2020-01-01; 12:34:56 is 45296 s.
 		{"timestamp(ms)", "2020-02-29T12:34:56.5", (1577836800+59*86400+45296)*1000 + 500},
 		{"timestamp(us,UTC)", "2020-01-01T00:00:00Z", 1577836800 * 1000000},
+		{"timestamp(s)", "1969-12-31T23:59:59", -1},
+		{"timestamp(ns)", "2262-04-11T23:47:16.854775807", math.MaxInt64}, // time.Time's last ns
 	} {
 		ct, ok := parseType(c.typ)
 		if !ok {
@@ -578,6 +587,33 @@ func TestMutFastTimestamp(t *testing.T) {
 		var c cell
 		if code, _ := ct.parseCell([]byte(in), &c); code != CodeType {
 			t.Errorf("parseCell(%q) = %s, value %d; want PW_SOURCE_TYPE", in, code, c.i)
+		}
+	}
+}
+
+// TestMutScaleTimestamp: seconds and nanoseconds in units of per nanoseconds, exact up to
+// the int64 bounds and refused one past them (MaxInt64 ns is 9223372036 s and 854775807
+// ns; MinInt64/1e9 truncates to -9223372036 s), and refused for a fraction finer than the
+// unit.
+func TestMutScaleTimestamp(t *testing.T) {
+	for _, c := range []struct {
+		sec, ns, per int64
+		want         int64
+		ok           bool
+	}{
+		{9223372036, 854775807, 1, math.MaxInt64, true},
+		{9223372036, 854775808, 1, 0, false},
+		{9223372037, 0, 1, 0, false},
+		{-9223372036, 0, 1, -9223372036000000000, true},
+		{-9223372037, 0, 1, 0, false},
+		{1, 2000, 1000, 1000002, true},
+		{1, 1500, 1000, 0, false},
+		{-1, 0, 1e9, -1, true},
+		{5, 0, 1e6, 5000, true},
+	} {
+		v, ok := scaleTimestamp(c.sec, c.ns, c.per)
+		if v != c.want || ok != c.ok {
+			t.Errorf("scaleTimestamp(%d, %d, %d) = %d %v, want %d %v", c.sec, c.ns, c.per, v, ok, c.want, c.ok)
 		}
 	}
 }
