@@ -130,10 +130,19 @@ func badStrings() arrow.Array {
 	return array.MakeFromData(data)
 }
 
+// badLargeStrings is badStrings as large_utf8 (64-bit offsets).
+func badLargeStrings() arrow.Array {
+	offs := arrow.Int64Traits.CastToBytes([]int64{0, 3, 1})
+	data := array.NewData(arrow.BinaryTypes.LargeString, 2, []*memory.Buffer{nil, memory.NewBufferBytes(offs), memory.NewBufferBytes([]byte("abc"))}, nil, 0, 0)
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
+// goodStrings holds "ab", "" and "c": equal offsets (an empty value) are valid.
 func goodStrings() arrow.Array {
 	b := array.NewStringBuilder(memory.NewGoAllocator())
 	defer b.Release()
-	b.AppendValues([]string{"ab", "c"}, nil)
+	b.AppendValues([]string{"ab", "", "c"}, nil)
 	return b.NewArray()
 }
 
@@ -153,6 +162,40 @@ func wrapList(child arrow.Array) arrow.Array {
 	return array.MakeFromData(data)
 }
 
+// wrapLargeList is wrapList with 64-bit offsets.
+func wrapLargeList(child arrow.Array) arrow.Array {
+	offs := arrow.Int64Traits.CastToBytes([]int64{0, int64(child.Len())})
+	data := array.NewData(arrow.LargeListOf(child.DataType()), 1, []*memory.Buffer{nil, memory.NewBufferBytes(offs)}, []arrow.ArrayData{child.Data()}, 0, 0)
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
+// wrapFixedList returns a fixed-size list array of one list of child's length.
+func wrapFixedList(child arrow.Array) arrow.Array {
+	data := array.NewData(arrow.FixedSizeListOf(int32(child.Len()), child.DataType()), 1, []*memory.Buffer{nil}, []arrow.ArrayData{child.Data()}, 0, 0)
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
+// wrapMap returns a map array of one map whose keys are 0..n-1 and whose values are
+// child's n values.
+func wrapMap(child arrow.Array) arrow.Array {
+	kb := array.NewInt32Builder(memory.NewGoAllocator())
+	defer kb.Release()
+	for i := range child.Len() {
+		kb.Append(int32(i))
+	}
+	keys := kb.NewArray()
+	defer keys.Release()
+	mt := arrow.MapOf(arrow.PrimitiveTypes.Int32, child.DataType())
+	entries := array.NewData(mt.Elem(), child.Len(), []*memory.Buffer{nil}, []arrow.ArrayData{keys.Data(), child.Data()}, 0, 0)
+	defer entries.Release()
+	offs := arrow.Int32Traits.CastToBytes([]int32{0, int32(child.Len())})
+	data := array.NewData(mt, 1, []*memory.Buffer{nil, memory.NewBufferBytes(offs)}, []arrow.ArrayData{entries}, 0, 0)
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
 // TestMutValidateArray: decreasing string offsets are found at the top and inside a
 // struct or a list; a struct child shorter than the struct is found; nesting is refused
 // exactly past maxNestedDepth, through structs and through lists.
@@ -166,8 +209,20 @@ func TestMutValidateArray(t *testing.T) {
 	if err := validateArray(wrapStruct(badStrings()), 0); err == nil {
 		t.Error("decreasing string offsets in a struct field accepted")
 	}
-	if err := validateArray(wrapList(badStrings()), 0); err == nil {
-		t.Error("decreasing string offsets in list values accepted")
+	if err := validateArray(badLargeStrings(), 0); err == nil {
+		t.Error("decreasing large_utf8 offsets accepted")
+	}
+	wrappers := []struct {
+		name string
+		f    func(arrow.Array) arrow.Array
+	}{{"struct", wrapStruct}, {"list", wrapList}, {"large list", wrapLargeList}, {"fixed-size list", wrapFixedList}, {"map", wrapMap}}
+	for _, w := range wrappers {
+		if err := validateArray(w.f(goodStrings()), 0); err != nil {
+			t.Errorf("valid strings in a %s: %v", w.name, err)
+		}
+		if err := validateArray(w.f(badStrings()), 0); err == nil {
+			t.Errorf("decreasing string offsets in a %s accepted", w.name)
+		}
 	}
 	// A struct of length 3 over a child of length 2.
 	i64 := arrow.PrimitiveTypes.Int64
@@ -181,22 +236,30 @@ func TestMutValidateArray(t *testing.T) {
 		t.Error("struct child shorter than the struct accepted")
 	}
 
-	// Nesting: the leaf of n wrappers is at depth n; depth maxNestedDepth is the last
-	// one allowed.
-	for _, wrap := range []struct {
-		name string
-		f    func(arrow.Array) arrow.Array
-	}{{"struct", wrapStruct}, {"list", wrapList}} {
-		a := goodStrings()
-		for range maxNestedDepth {
-			a = wrap.f(a)
+	// Nesting, checked from a starting depth near the limit: below a wrapper at depth d
+	// the values lie at d+1 (at d+2 for a map: its entries struct, then the values), and
+	// depth maxNestedDepth is the last one allowed.
+	for _, w := range wrappers {
+		start := maxNestedDepth - 1
+		if w.name == "map" {
+			start = maxNestedDepth - 2
 		}
-		if err := validateArray(a, 0); err != nil {
-			t.Errorf("%s nesting %d deep: %v", wrap.name, maxNestedDepth, err)
+		if err := validateArray(w.f(goodStrings()), start); err != nil {
+			t.Errorf("%s: values at depth %d: %v", w.name, maxNestedDepth, err)
 		}
-		if err := validateArray(wrap.f(a), 0); err == nil {
-			t.Errorf("%s nesting %d deep accepted", wrap.name, maxNestedDepth+1)
+		if err := validateArray(w.f(w.f(goodStrings())), start); err == nil {
+			t.Errorf("%s: values past depth %d accepted", w.name, maxNestedDepth)
 		}
+	}
+	a := goodStrings()
+	for range maxNestedDepth {
+		a = wrapStruct(a)
+	}
+	if err := validateArray(a, 0); err != nil {
+		t.Errorf("struct nesting %d deep: %v", maxNestedDepth, err)
+	}
+	if err := validateArray(wrapStruct(a), 0); err == nil {
+		t.Errorf("struct nesting %d deep accepted", maxNestedDepth+1)
 	}
 }
 
@@ -225,9 +288,10 @@ func TestMutValidateSlicedStruct(t *testing.T) {
 func TestMutValidateRecord(t *testing.T) {
 	s := arrow.BinaryTypes.String
 	schema := arrow.NewSchema([]arrow.Field{{Name: "a", Type: s}, {Name: "b", Type: s}}, nil)
+	good := func() arrow.Array { return array.NewSlice(goodStrings(), 0, 2) } // "ab", ""
 	for _, cols := range [][]arrow.Array{
-		{badStrings(), goodStrings()},
-		{goodStrings(), badStrings()},
+		{badStrings(), good()},
+		{good(), badStrings()},
 	} {
 		rec := array.NewRecordBatch(schema, cols, 2)
 		if err := validateRecord(rec); err == nil {
@@ -235,7 +299,7 @@ func TestMutValidateRecord(t *testing.T) {
 		}
 		rec.Release()
 	}
-	rec := array.NewRecordBatch(schema, []arrow.Array{goodStrings(), goodStrings()}, 2)
+	rec := array.NewRecordBatch(schema, []arrow.Array{good(), good()}, 2)
 	defer rec.Release()
 	if err := validateRecord(rec); err != nil {
 		t.Errorf("valid record: %v", err)
@@ -270,6 +334,24 @@ func TestMutScreenString(t *testing.T) {
 			t.Errorf("%s: failures %+v, failed %d, returned %d", dt, f, b.t.FailedRecords(), b.t.Returned)
 		}
 		out.Release()
+		// A second batch: its rows are numbered after the 3 rows of the first, returned
+		// or failed (its bad row 1 is line 4).
+		bld = array.NewRecordBuilder(mem, schema)
+		switch b := bld.Field(0).(type) {
+		case *array.StringBuilder:
+			b.AppendValues([]string{"\xfe", "x"}, nil)
+		case *array.LargeStringBuilder:
+			b.AppendValues([]string{"\xfe", "x"}, nil)
+		}
+		out, err = b.screen(bld.NewRecordBatch())
+		bld.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.Release()
+		if f := b.t.Failures(); len(f) != 2 || f[1].Line != 4 {
+			t.Errorf("%s: second batch failures %+v, want line 4", dt, f)
+		}
 		mem.AssertSize(t, 0)
 	}
 }
