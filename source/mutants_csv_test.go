@@ -356,6 +356,26 @@ func TestMutScreenString(t *testing.T) {
 	}
 }
 
+// TestMutScreenExactBuffers: screen reads exactly the rows of a column whose offsets
+// buffer has no room past its last value (as an IPC reader leaves it).
+func TestMutScreenExactBuffers(t *testing.T) {
+	offs := arrow.Int32Traits.CastToBytes([]int32{0, 2, 3})
+	data := array.NewData(arrow.BinaryTypes.String, 2, []*memory.Buffer{nil, memory.NewBufferBytes(offs), memory.NewBufferBytes([]byte("ok\xff"))}, nil, 0, 0)
+	col := array.MakeFromData(data)
+	data.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String}}, nil)
+	b := &fileBase{schema: schema, opts: Options{Allocator: memory.NewGoAllocator()}, t: Tracker{MaxDetails: 10}}
+	out, err := b.screen(array.NewRecordBatch(schema, []arrow.Array{col}, 2))
+	col.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Release()
+	if f := b.t.Failures(); out.NumRows() != 1 || len(f) != 1 || f[0].Line != 2 {
+		t.Fatalf("rows %d, failures %+v; want 1 row and the failure of line 2", out.NumRows(), f)
+	}
+}
+
 // TestMutCSVHeaderMessages: header errors name the column by its 1-based position.
 func TestMutCSVHeaderMessages(t *testing.T) {
 	dir := t.TempDir()
