@@ -719,3 +719,34 @@ func TestMutScaleTimestamp(t *testing.T) {
 		}
 	}
 }
+
+// TestMutErrorText: an *Error reads code, then ": op", " source", ": msg" and ": cause",
+// each only when set; errors.Is matches a bare code (a sentinel), never a target that sets
+// more than the code.
+func TestMutErrorText(t *testing.T) {
+	for _, c := range []struct {
+		e    *Error
+		want string
+	}{
+		{&Error{Code: CodeIO, Op: "csv next", Source: "/x.csv", Msg: "read failed", Err: io.EOF}, "PW_SOURCE_IO: csv next /x.csv: read failed: EOF"},
+		{&Error{Code: CodeIO}, "PW_SOURCE_IO"},
+		{&Error{Code: CodeLimit, Source: "/x.csv"}, "PW_SOURCE_LIMIT /x.csv"},
+		{&Error{Code: CodeLimit, Msg: "too long"}, "PW_SOURCE_LIMIT: too long"},
+	} {
+		if got := c.e.Error(); got != c.want {
+			t.Errorf("Error() = %q, want %q", got, c.want)
+		}
+	}
+	e := &Error{Code: CodeIO, Op: "csv next", Source: "/x.csv", Msg: "read failed", Err: io.EOF}
+	if !errors.Is(e, ErrIO) || errors.Is(e, ErrType) {
+		t.Errorf("errors.Is against the sentinels: want ErrIO only")
+	}
+	for _, target := range []*Error{
+		{Code: CodeIO, Op: "csv next"}, {Code: CodeIO, Msg: "read failed"},
+		{Code: CodeIO, Err: io.ErrUnexpectedEOF}, {Code: CodeIO, Source: "/x.csv"},
+	} {
+		if e.Is(target) {
+			t.Errorf("Is(%#v) = true, want false: only a bare code is a category", target)
+		}
+	}
+}
