@@ -43,8 +43,11 @@ func validateArray(c arrow.Array, depth int) error {
 		}
 	case *array.Struct:
 		for i := 0; i < c.NumField(); i++ {
+			// Field(i) is already sliced to c's rows (arrow-go cuts it at c's offset
+			// and length, or at the child's end): compare lengths, not c's offset too,
+			// or a valid sliced struct would fail.
 			f := c.Field(i)
-			if f.Len() < c.Offset()+c.Len() {
+			if f.Len() < c.Len() {
 				return fmt.Errorf("struct child shorter than its parent")
 			}
 			if err := validateArray(f, depth+1); err != nil {
