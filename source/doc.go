@@ -79,7 +79,8 @@
 //	bool                     true | false (exactly)
 //	int8 int16 int32 int64   optional sign, ASCII digits; range-checked, never wrapped
 //	uint8 … uint64           ASCII digits, no sign
-//	float32 float64          -?digits[.digits][e±digits], NaN, Inf, +Inf, -Inf; nearest binary value
+//	float32 float64          [+-]digits[.[digits]] or [+-].digits, then [(e|E)[+-]digits];
+//	                         NaN, Inf, +Inf, -Inf; nearest binary value
 //	text                     the text itself (valid UTF-8 required)
 //	bytes, bytes(hex)        hexadecimal, either case, even length
 //	bytes(base64)            standard padded base64 (RFC 4648 §4), strict

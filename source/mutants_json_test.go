@@ -404,8 +404,9 @@ func TestParseZoneOffsetBounds(t *testing.T) {
 	}
 }
 
-// TestFloatLiteralForms: a float column takes -?digits[.digits][(e|E)[+-]digits] (doc.go,
-// Type vocabulary) with every digit 0–9 in each part, and its value is the nearest
+// TestFloatLiteralForms: a float column takes [+-]digits[.[digits]] or [+-].digits, then
+// [(e|E)[+-]digits] (doc.go, Type vocabulary) with every digit 0–9 in each part (a
+// leading "+", a bare fraction ".5" and a trailing point "5." included), and its value is the nearest
 // binary64 of the decimal; a text without a digit before the exponent, with an empty
 // exponent or with trailing text is "not a decimal float64 literal" (never "out of
 // range", which is for a literal beyond the type).
@@ -414,9 +415,10 @@ func TestFloatLiteralForms(t *testing.T) {
 	for lit, want := range map[string]float64{
 		"2.50": 2.5, "1.09": 1.09, "-0.90": -0.9, "1e5": 1e5, "1E5": 1e5, "1e+5": 1e5, "1E-5": 1e-5,
 		"1e9": 1e9, "9e0": 9, "90.09e09": 90.09e9, "0": 0, "-9": -9, "1234567890": 1234567890,
+		"+1.5": 1.5, ".5": 0.5, "5.": 5, "-.5": -0.5, "+.25e1": 2.5, "5.e1": 50, "-0": math.Copysign(0, -1),
 	} {
 		var c cell
-		if code, detail := ct.parseText(lit, &c); code != "" || c.f != want {
+		if code, detail := ct.parseText(lit, &c); code != "" || math.Float64bits(c.f) != math.Float64bits(want) {
 			t.Errorf("%s: %s %q %v, want %v", lit, code, detail, c.f, want)
 		}
 	}

@@ -324,9 +324,11 @@ func plainInteger(s string) bool {
 	return true
 }
 
-// floatLiteral accepts the decimal forms -?digits[.digits][e[+-]digits] and
-// the special spellings NaN, Inf, +Inf, -Inf (case as written). It rejects
-// Go-only forms such as hexadecimal floats and underscores.
+// floatLiteral accepts the decimal forms [+-]digits[.[digits]] and [+-].digits, each
+// with an optional exponent (e|E)[+-]digits (so "+1.5", "5." and ".5" are floats, as
+// most writers of CSV spell them), and the special spellings NaN, Inf, +Inf, -Inf
+// (case as written). It rejects Go-only forms such as hexadecimal floats and
+// underscores.
 func floatLiteral(s string) bool {
 	switch s {
 	case "NaN", "Inf", "+Inf", "-Inf":
