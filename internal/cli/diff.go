@@ -181,6 +181,23 @@ func nonNil[T any](s []T) []T {
 // printDiff prints a report for people; the first lines say whether each side was
 // read whole and what differs.
 func printDiff(w io.Writer, r *compare.Report) error {
+	return printReport(w, r, diffKeyless)
+}
+
+// keylessWords are the phrases of a report without a key that differ between diff and
+// compare (whose own note, in the report, explains a keyless comparison).
+type keylessWords struct {
+	note       string // printed when records were added or removed; "" none
+	duplicates string // what the count of duplicated keys counts
+}
+
+var diffKeyless = keylessWords{
+	note:       "without a key a changed record counts as one removed and one added record: scan with --key to see which fields changed",
+	duplicates: "duplicated keys (paired by record content)",
+}
+
+// printReport is printDiff with the phrases kw of a report without a key.
+func printReport(w io.Writer, r *compare.Report, kw keylessWords) error {
 	for _, sd := range []struct {
 		label string
 		side  compare.Side
@@ -210,7 +227,11 @@ func printDiff(w io.Writer, r *compare.Report) error {
 		fmt.Fprintf(w, "  records   %s → %s   +%s added  −%s removed  ~%s changed  %s same\n", human.Commas(r.A.Rows), human.Commas(r.B.Rows),
 			human.Commas(c.Added), human.Commas(c.Removed), human.Commas(c.Changed), human.Commas(c.Unchanged))
 		if c.DuplicateKeys > 0 {
-			fmt.Fprintf(w, "            %s duplicated keys (paired by record content)\n", human.Commas(c.DuplicateKeys))
+			dups := diffKeyless.duplicates
+			if len(r.A.Key) == 0 {
+				dups = kw.duplicates
+			}
+			fmt.Fprintf(w, "            %s %s\n", human.Commas(c.DuplicateKeys), dups)
 		}
 	default:
 		verdict := "equal"
@@ -257,8 +278,8 @@ func printDiff(w io.Writer, r *compare.Report) error {
 		printExamples(w, "added", r.Examples.Added, r.Records.Added)
 		printExamples(w, "removed", r.Examples.Removed, r.Records.Removed)
 	}
-	if r.Records != nil && r.Records.Added+r.Records.Removed > 0 && len(r.A.Key) == 0 {
-		fmt.Fprintf(w, "  note      without a key a changed record counts as one removed and one added record: scan with --key to see which fields changed\n")
+	if r.Records != nil && r.Records.Added+r.Records.Removed > 0 && len(r.A.Key) == 0 && kw.note != "" {
+		fmt.Fprintf(w, "  note      %s\n", kw.note)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note      %s\n", n)
