@@ -508,6 +508,16 @@ func (c *Comparison) finish(p *plan) {
 	if len(p.onlyA)+len(p.onlyB) > 0 {
 		r.Notes = append(r.Notes, "columns on one side only are left out: the records were compared on the common columns")
 	}
+	var retyped []string
+	for _, sc := range kept {
+		if sc.Kind == string(source.ChangeRetyped) {
+			retyped = append(retyped, sc.Name)
+		}
+	}
+	if len(retyped) > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("to compare the records, give %s one C3 type on both sides (--schema-a or --schema-b for a CSV or JSON side), or leave it out: --exclude %s",
+			strings.Join(retyped, ", "), strings.Join(retyped, ",")))
+	}
 	if len(p.excluded) > 0 {
 		r.Notes = append(r.Notes, "left out of the comparison (--exclude): "+strings.Join(p.excluded, ", "))
 	}
