@@ -121,10 +121,10 @@ type Comparison struct {
 }
 
 // KeylessNote is the note of a keyless comparison (Comparison.Keyless).
-const KeylessNote = "no key: --key was not given and neither side has a primary key, so each record is its own key " +
-	"and the sources are compared as multisets of records: their order does not matter, a record found n times in A and " +
-	"m times in B counts min(n, m) same and the rest removed or added, and a record that differs in any field is one " +
-	"removed and one added record (name a key with --key to pair them and see which fields changed)"
+const KeylessNote = "no key (no --key, and neither side has a primary key): each record is its own key, so the sources " +
+	"are compared as multisets of records: order does not matter, a record n times in A and m times in B is min(n, m) same " +
+	"and the rest removed or added, and a record that differs in any field is one removed and one added (--key pairs them " +
+	"and shows which fields changed)"
 
 // Compare reads a and b concurrently at record resolution under one comparison schema
 // and compares them with Diff; when records changed, it reads both sides again at value

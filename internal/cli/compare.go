@@ -242,16 +242,17 @@ func compareInput(f compareFlags, addr, own, query string) (live.Input, error) {
 	return in, nil
 }
 
-// compareKeyless are compare's phrases without a key: live.KeylessNote, among the
-// report's notes, says what a keyless comparison means, so there is no second note.
-var compareKeyless = keylessWords{duplicates: "distinct records occur more than once (copies matched by count)"}
+// compareStyle is compare's text: live.KeylessNote, among the report's notes, says
+// what a keyless comparison means, so there is no second note; the observations' ids,
+// published nowhere (and different for two reads of one file), are left out.
+var compareStyle = reportStyle{duplicates: "distinct records occur more than once (copies matched by count)"}
 
 // printCompare prints the comparison as 'pipewhy diff' prints a diff (A is the old
 // side, B the new: "added" are the records only in B, "removed" those only in A; a
 // side that was not read completely is a warning first).
 func printCompare(w io.Writer, c *live.Comparison) error {
 	r := c.Report
-	if err := printReport(w, r, compareKeyless); err != nil {
+	if err := printReport(w, r, compareStyle); err != nil {
 		return err
 	}
 	if r.Records != nil {

@@ -181,23 +181,26 @@ func nonNil[T any](s []T) []T {
 // printDiff prints a report for people; the first lines say whether each side was
 // read whole and what differs.
 func printDiff(w io.Writer, r *compare.Report) error {
-	return printReport(w, r, diffKeyless)
+	return printReport(w, r, diffStyle)
 }
 
-// keylessWords are the phrases of a report without a key that differ between diff and
-// compare (whose own note, in the report, explains a keyless comparison).
-type keylessWords struct {
-	note       string // printed when records were added or removed; "" none
-	duplicates string // what the count of duplicated keys counts
+// reportStyle is what differs between diff's and compare's text (compare's report
+// explains a keyless comparison in its own note, and its observations are published
+// nowhere).
+type reportStyle struct {
+	keylessNote string // printed without a key when records were added or removed; "" none
+	duplicates  string // without a key, what the count of duplicated keys counts
+	ids         bool   // the first line shows both snapshots' ids
 }
 
-var diffKeyless = keylessWords{
-	note:       "without a key a changed record counts as one removed and one added record: scan with --key to see which fields changed",
-	duplicates: "duplicated keys (paired by record content)",
+var diffStyle = reportStyle{
+	keylessNote: "without a key a changed record counts as one removed and one added record: scan with --key to see which fields changed",
+	duplicates:  "duplicated keys (paired by record content)",
+	ids:         true,
 }
 
-// printReport is printDiff with the phrases kw of a report without a key.
-func printReport(w io.Writer, r *compare.Report, kw keylessWords) error {
+// printReport is printDiff in style st.
+func printReport(w io.Writer, r *compare.Report, st reportStyle) error {
 	for _, sd := range []struct {
 		label string
 		side  compare.Side
@@ -213,7 +216,11 @@ func printReport(w io.Writer, r *compare.Report, kw keylessWords) error {
 	if r.A.Artifact != r.B.Artifact {
 		name = r.A.Artifact + " → " + r.B.Artifact
 	}
-	fmt.Fprintf(w, "%s  %s → %s   %s → %s\n", name, r.A.Snapshot[:12], r.B.Snapshot[:12], human.Time(r.A.FinishedAtNs), human.Time(r.B.FinishedAtNs))
+	if st.ids {
+		fmt.Fprintf(w, "%s  %s → %s   %s → %s\n", name, r.A.Snapshot[:12], r.B.Snapshot[:12], human.Time(r.A.FinishedAtNs), human.Time(r.B.FinishedAtNs))
+	} else {
+		fmt.Fprintf(w, "%s   %s → %s\n", name, human.Time(r.A.FinishedAtNs), human.Time(r.B.FinishedAtNs))
+	}
 	if r.A.Address != r.B.Address {
 		fmt.Fprintf(w, "  source    %s → %s\n", r.A.Address, r.B.Address)
 	} else {
@@ -227,9 +234,9 @@ func printReport(w io.Writer, r *compare.Report, kw keylessWords) error {
 		fmt.Fprintf(w, "  records   %s → %s   +%s added  −%s removed  ~%s changed  %s same\n", human.Commas(r.A.Rows), human.Commas(r.B.Rows),
 			human.Commas(c.Added), human.Commas(c.Removed), human.Commas(c.Changed), human.Commas(c.Unchanged))
 		if c.DuplicateKeys > 0 {
-			dups := diffKeyless.duplicates
+			dups := diffStyle.duplicates
 			if len(r.A.Key) == 0 {
-				dups = kw.duplicates
+				dups = st.duplicates
 			}
 			fmt.Fprintf(w, "            %s %s\n", human.Commas(c.DuplicateKeys), dups)
 		}
@@ -278,8 +285,8 @@ func printReport(w io.Writer, r *compare.Report, kw keylessWords) error {
 		printExamples(w, "added", r.Examples.Added, r.Records.Added)
 		printExamples(w, "removed", r.Examples.Removed, r.Records.Removed)
 	}
-	if r.Records != nil && r.Records.Added+r.Records.Removed > 0 && len(r.A.Key) == 0 && kw.note != "" {
-		fmt.Fprintf(w, "  note      %s\n", kw.note)
+	if r.Records != nil && r.Records.Added+r.Records.Removed > 0 && len(r.A.Key) == 0 && st.keylessNote != "" {
+		fmt.Fprintf(w, "  note      %s\n", st.keylessNote)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note      %s\n", n)

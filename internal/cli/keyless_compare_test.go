@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -159,6 +160,11 @@ func TestCompareKeylessText(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	// The first line names both sides and when each was read, not the ids of
+	// observations that are published nowhere.
+	if first, _, _ := strings.Cut(out, "\n"); !regexp.MustCompile(`^a → b   \d{4}-\d\d-\d\d \d\d:\d\d:\d\d → \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$`).MatchString(first) {
+		t.Errorf("first line %q, want the names and times only", first)
 	}
 	for _, bad := range []string{"scan with --key", "duplicated keys", "different artifacts"} {
 		if strings.Contains(out, bad) {
