@@ -49,13 +49,14 @@ Records are matched by --key, else by the primary key both sides have. When neit
 side has a primary key (files) and no --key is given, each record is its own key, with
 a note: the sources are compared as multisets of records (order does not matter,
 duplicates count), and a record that differs in any field is one record only in A and
-one only in B; --key pairs them and shows which fields changed.
+one only in B; --key pairs them and shows which fields changed. A primary key on one
+side only is an error: name the key with --key.
 
 Examples:
   pipewhy compare export/orders.csv 'postgres://app@db/shop#public.orders' --key order_id --schema orders.json
   pipewhy compare 'postgres://…#public.items' 'mysql://root@127.0.0.1/shop#items'   (primary keys)
   pipewhy compare a.parquet b.parquet --key id --map name=label
-  pipewhy compare flights.arrow flights.json   (no key: records compared as a multiset)
+  pipewhy compare export.csv copy.parquet   (no key: records compared as a multiset)
 
 Memory is bounded by --memory (default 1GiB, or memory: in pipewhy.yaml's defaults),
 as for scan: beyond it the sorted entries spill to a private scratch directory, in
