@@ -245,7 +245,8 @@ func compareInput(f compareFlags, addr, own, query string) (live.Input, error) {
 
 // compareStyle is compare's text: live.KeylessNote, among the report's notes, says
 // what a keyless comparison means, so there is no second note; the observations' ids,
-// published nowhere (and different for two reads of one file), are left out.
+// published nowhere (and different for two reads of one file), are left out, and the
+// two sides, read at once, get one time.
 var compareStyle = reportStyle{duplicates: "distinct records occur more than once (copies matched by count)"}
 
 // printCompare prints the comparison as 'pipewhy diff' prints a diff (A is the old

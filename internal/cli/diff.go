@@ -190,7 +190,7 @@ func printDiff(w io.Writer, r *compare.Report) error {
 type reportStyle struct {
 	keylessNote string // printed without a key when records were added or removed; "" none
 	duplicates  string // without a key, what the count of duplicated keys counts
-	ids         bool   // the first line shows both snapshots' ids
+	ids         bool   // the first line shows both snapshots' ids and times, else when both were read
 }
 
 var diffStyle = reportStyle{
@@ -219,7 +219,7 @@ func printReport(w io.Writer, r *compare.Report, st reportStyle) error {
 	if st.ids {
 		fmt.Fprintf(w, "%s  %s → %s   %s → %s\n", name, r.A.Snapshot[:12], r.B.Snapshot[:12], human.Time(r.A.FinishedAtNs), human.Time(r.B.FinishedAtNs))
 	} else {
-		fmt.Fprintf(w, "%s   %s → %s\n", name, human.Time(r.A.FinishedAtNs), human.Time(r.B.FinishedAtNs))
+		fmt.Fprintf(w, "%s   compared %s\n", name, human.Time(max(r.A.FinishedAtNs, r.B.FinishedAtNs)))
 	}
 	if r.A.Address != r.B.Address {
 		fmt.Fprintf(w, "  source    %s → %s\n", r.A.Address, r.B.Address)
