@@ -247,7 +247,8 @@ func compareInput(f compareFlags, addr, own, query string) (live.Input, error) {
 // what a keyless comparison means, so there is no second note; the observations' ids,
 // published nowhere (and different for two reads of one file), are left out, and the
 // two sides, read at once, get one time.
-var compareStyle = reportStyle{duplicates: "distinct records occur more than once (copies matched by count)"}
+var compareStyle = reportStyle{duplicates: "distinct records occur more than once (copies matched by count)",
+	legend: "(added = only in B, removed = only in A)"}
 
 // printCompare prints the comparison as 'pipewhy diff' prints a diff (A is the old
 // side, B the new: "added" are the records only in B, "removed" those only in A; a
@@ -256,9 +257,6 @@ func printCompare(w io.Writer, c *live.Comparison) error {
 	r := c.Report
 	if err := printReport(w, r, compareStyle); err != nil {
 		return err
-	}
-	if r.Records != nil {
-		fmt.Fprintf(w, "  sides     added = only in B, removed = only in A\n")
 	}
 	for i, t := range c.Types {
 		label := "types"

@@ -191,6 +191,7 @@ type reportStyle struct {
 	keylessNote string // printed without a key when records were added or removed; "" none
 	duplicates  string // without a key, what the count of duplicated keys counts
 	ids         bool   // the first line shows both snapshots' ids and times, else when both were read
+	legend      string // a line after the record counts saying what they count; "" none
 }
 
 var diffStyle = reportStyle{
@@ -233,6 +234,9 @@ func printReport(w io.Writer, r *compare.Report, st reportStyle) error {
 		c := r.Records
 		fmt.Fprintf(w, "  records   %s → %s   +%s added  −%s removed  ~%s changed  %s same\n", human.Commas(r.A.Rows), human.Commas(r.B.Rows),
 			human.Commas(c.Added), human.Commas(c.Removed), human.Commas(c.Changed), human.Commas(c.Unchanged))
+		if st.legend != "" {
+			fmt.Fprintf(w, "            %s\n", st.legend)
+		}
 		if c.DuplicateKeys > 0 {
 			dups := diffStyle.duplicates
 			if len(r.A.Key) == 0 {

@@ -150,8 +150,9 @@ func TestCompareKeylessText(t *testing.T) {
 		t.Fatalf("exit %d, stderr %s", code, e)
 	}
 	for _, want := range []string{
-		"  records   3 → 3   +1 added  −1 removed  ~0 changed  2 same\n",
-		"            1 distinct records occur more than once (copies matched by count)\n",
+		"  records   3 → 3   +1 added  −1 removed  ~0 changed  2 same\n" +
+			"            (added = only in B, removed = only in A)\n" +
+			"            1 distinct records occur more than once (copies matched by count)\n",
 		"  columns   zip differ\n",
 		"  added     zip=\"100\" city=\"Rome\"\n",
 		"  removed   zip=\"00100\" city=\"Rome\"\n",
