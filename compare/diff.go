@@ -26,6 +26,11 @@ type Options struct {
 	// (compare/live assigns both sides' ids itself). Without it such snapshots are
 	// refused with CodeArtifacts: field 1 of one artifact is not field 1 of another.
 	AllowDifferentArtifacts bool
+	// SharedFieldIDs: the caller assigned both snapshots' field ids from one schema
+	// (compare/live does), so their fields match by id whatever their artifacts: Diff
+	// compares snapshots of different artifacts without the note that each artifact
+	// numbered its fields on its own (which AllowDifferentArtifacts adds).
+	SharedFieldIDs bool
 	// Load reads the parts a scan misses (repo.Repo.LoadMore): Diff may be given
 	// summaries (repo.Repo.LoadParts with no part) and loads the record and value
 	// arrays only when the comparison needs them. Nil: the scans must hold them.
@@ -221,7 +226,7 @@ func Diff(a, b *repo.Scan, o Options) (*Report, error) {
 		o.Limit = 10
 	}
 	r := &Report{A: side(a), B: side(b)}
-	if a.Descriptor.Artifact != b.Descriptor.Artifact {
+	if a.Descriptor.Artifact != b.Descriptor.Artifact && !o.SharedFieldIDs {
 		if !o.AllowDifferentArtifacts {
 			return nil, &Error{Code: CodeArtifacts, Op: "diff", Msg: fmt.Sprintf(
 				"snapshot A observes artifact %q and snapshot B artifact %q: each artifact numbers its columns on its own, so their columns cannot be matched (to compare two different datasets by column name, use 'pipewhy compare' on their sources; to match the columns by field id anyway, pass --allow-different-artifacts)",

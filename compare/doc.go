@@ -10,7 +10,8 @@
 // as removed and added, and is counted in Counts.DuplicateKeys.
 //
 // Diff refuses (CodeArtifacts) snapshots of different artifacts, whose field ids were
-// assigned separately, unless Options.AllowDifferentArtifacts; snapshots fingerprinted
+// assigned separately, unless Options.AllowDifferentArtifacts (which notes it) or
+// Options.SharedFieldIDs (the caller assigned both from one schema); snapshots fingerprinted
 // by different C3 algorithms (CodeAlgorithm); and (CodeContext) snapshots whose
 // fingerprint contexts differ in C2 profile or mode: their fingerprints mean different
 // things. When only the schema

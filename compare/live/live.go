@@ -38,8 +38,10 @@ type Mapping struct{ A, B string }
 
 // Options configure Compare.
 type Options struct {
-	// Key names the key columns (in A's names). Empty means the primary key, which
-	// both sources must then expose, equal after Map.
+	// Key names the key columns (in A's names). Empty means the primary key when both
+	// sources expose one (equal after Map), and no key when neither does: each record
+	// is then its own key (Comparison.Keyless). A primary key on one side only is an
+	// error (CodeOptions).
 	Key []string
 	// Map renames B's column B to A for the comparison. Columns not mapped are
 	// matched by equal names.
@@ -112,7 +114,17 @@ type Comparison struct {
 	// sorted in memory, nothing spilled): a spilled side's runs went to the scratch
 	// directory (Options.Memory).
 	Runs [2][2]int
+	// Keyless: no key was named and neither side exposes a primary key, so each record
+	// was its own key. KeylessNote, first among the report's notes when the records were
+	// compared (Report.Comparable), says what that means.
+	Keyless bool
 }
+
+// KeylessNote is the note of a keyless comparison (Comparison.Keyless).
+const KeylessNote = "no key (no --key, and neither side has a primary key): each record is its own key, so the sources " +
+	"are compared as multisets of records: order does not matter, a record n times in A and m times in B is min(n, m) same " +
+	"and the rest removed or added, and a record that differs in any field is one removed and one added (--key pairs them " +
+	"and shows which fields changed)"
 
 // Compare reads a and b concurrently at record resolution under one comparison schema
 // and compares them with Diff; when records changed, it reads both sides again at value
@@ -168,6 +180,7 @@ func Compare(ctx context.Context, a, b Input, o Options) (c *Comparison, err err
 	if err != nil {
 		return nil, err
 	}
+	keyless := len(key) == 0 // scan's record is then its own key
 	// Phase 2: observe both sides concurrently through views of the open sources, at
 	// record resolution: which records are only in A, only in B, changed or equal.
 	ins := [2]Input{a, b}
@@ -188,7 +201,7 @@ func Compare(ctx context.Context, a, b Input, o Options) (c *Comparison, err err
 		return nil, err
 	}
 	scans := [2]*repo.Scan{obs[0].Scan, obs[1].Scan}
-	do := compare.Options{Limit: o.Limit, AllowDifferentArtifacts: true}
+	do := compare.Options{Limit: o.Limit, SharedFieldIDs: true}
 	var out *scratch // set when the entries spilled: the second read spills too
 	runs := [2][2]int{{obs[0].Runs, obs[1].Runs}}
 	if spilled(obs) {
@@ -214,8 +227,12 @@ func Compare(ctx context.Context, a, b Input, o Options) (c *Comparison, err err
 			rep.Notes = append(rep.Notes, "the changed records could not be read again to see which fields changed: "+err.Error())
 		}
 	}
-	c = &Comparison{Report: rep, A: scans[0], B: scans[1], OnlyA: plan.onlyA, OnlyB: plan.onlyB, Runs: runs}
+	c = &Comparison{Report: rep, A: scans[0], B: scans[1], OnlyA: plan.onlyA, OnlyB: plan.onlyB, Runs: runs, Keyless: keyless}
 	c.finish(plan)
+	if keyless && rep.Comparable {
+		// Records were compared (not only schemas): say how, first.
+		rep.Notes = append([]string{KeylessNote}, rep.Notes...)
+	}
 	return c, nil
 }
 
@@ -336,7 +353,7 @@ func fieldChanges(ctx context.Context, ins [2]Input, names [2]string, p *plan, k
 	}
 	// Diff of the changed records alone: the per-field counts and the changed examples
 	// (the same Limit smallest keys as the first read's, unless a side changed).
-	sub, err := compare.Diff(again[0].Scan, again[1].Scan, compare.Options{Limit: o.Limit, AllowDifferentArtifacts: true})
+	sub, err := compare.Diff(again[0].Scan, again[1].Scan, compare.Options{Limit: o.Limit, SharedFieldIDs: true})
 	if err != nil {
 		return err
 	}
@@ -491,6 +508,16 @@ func (c *Comparison) finish(p *plan) {
 	if len(p.onlyA)+len(p.onlyB) > 0 {
 		r.Notes = append(r.Notes, "columns on one side only are left out: the records were compared on the common columns")
 	}
+	var retyped []string
+	for _, sc := range kept {
+		if sc.Kind == string(source.ChangeRetyped) {
+			retyped = append(retyped, sc.Name)
+		}
+	}
+	if len(retyped) > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("to compare the records, give %s one C3 type on both sides (--schema-a or --schema-b for a CSV or JSON side), or leave it out: --exclude %s",
+			strings.Join(retyped, ", "), strings.Join(retyped, ",")))
+	}
 	if len(p.excluded) > 0 {
 		r.Notes = append(r.Notes, "left out of the comparison (--exclude): "+strings.Join(p.excluded, ", "))
 	}
@@ -615,7 +642,10 @@ func planColumns(sa, sb *arrow.Schema, o Options) (*plan, error) {
 }
 
 // key resolves the key: the named columns, which must be compared on both sides, or
-// the primary key both sources expose.
+// the primary key both sources expose, or none (nil: each record is its own key) when
+// neither side exposes one. A primary key on one side only is an error: the other
+// side's records may repeat it, and comparing without it would drop the key the user
+// has, so the user chooses (--key).
 func (p *plan) key(named []string, a, b source.Source) ([]string, error) {
 	bad := func(msg string) error { return &compare.Error{Code: compare.CodeOptions, Op: "options", Msg: msg} }
 	common := map[string]bool{}
@@ -631,8 +661,13 @@ func (p *plan) key(named []string, a, b source.Source) ([]string, error) {
 		return named, nil
 	}
 	ka, kb := source.PrimaryKey(a), source.PrimaryKey(b)
-	if len(ka) == 0 || len(kb) == 0 {
-		return nil, bad("--key is required: both sides must expose a primary key to compare without one")
+	switch {
+	case len(ka) == 0 && len(kb) == 0:
+		return nil, nil
+	case len(kb) == 0:
+		return nil, bad(fmt.Sprintf("A has the primary key %s and B none: name the key of both sides with --key (for example --key %s)", strings.Join(ka, ","), strings.Join(ka, ",")))
+	case len(ka) == 0:
+		return nil, bad(fmt.Sprintf("B has the primary key %s and A none: name the key of both sides with --key, in A's names", strings.Join(kb, ",")))
 	}
 	mb := make([]string, len(kb))
 	for i, k := range kb {

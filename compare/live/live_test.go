@@ -86,7 +86,6 @@ func TestSourcesErrorCodes(t *testing.T) {
 		{"map: collision", a, b, Options{Key: []string{"id"}, Map: []Mapping{{"id", "label"}}}, compare.CodeOptions},
 		{"key unknown", a, b, Options{Key: []string{"nope"}}, compare.CodeOptions},
 		{"key one-sided", a, b, Options{Key: []string{"name"}}, compare.CodeOptions},
-		{"no key", a, b, Options{}, compare.CodeOptions},
 		{"exclude unknown", a, b, Options{Key: []string{"id"}, Exclude: []string{"nope"}}, compare.CodeOptions},
 		{"missing file", a, filepath.Join(dir, "missing.csv"), Options{Key: []string{"id"}}, compare.CodeSource},
 		{"duplicate key", a, dup, Options{Key: []string{"id"}}, compare.CodeSource},
@@ -119,17 +118,19 @@ func TestKeyFromPrimaryKeys(t *testing.T) {
 		return arrow.NewSchema(f, nil)
 	}
 	cases := []struct {
-		name   string
-		pa, pb []string
-		maps   []Mapping
-		want   string // "" means an error
+		name    string
+		pa, pb  []string
+		maps    []Mapping
+		want    string // "" means an error, or no key when keyless
+		keyless bool
 	}{
-		{"equal", []string{"id"}, []string{"id"}, nil, "id"},
-		{"composite, other order", []string{"id", "day"}, []string{"day", "id"}, nil, "id,day"},
-		{"mapped", []string{"id"}, []string{"key"}, []Mapping{{"id", "key"}}, "id"},
-		{"differ", []string{"id"}, []string{"day"}, nil, ""},
-		{"A has none", nil, []string{"id"}, nil, ""},
-		{"B has none", []string{"id"}, nil, nil, ""},
+		{"equal", []string{"id"}, []string{"id"}, nil, "id", false},
+		{"composite, other order", []string{"id", "day"}, []string{"day", "id"}, nil, "id,day", false},
+		{"mapped", []string{"id"}, []string{"key"}, []Mapping{{"id", "key"}}, "id", false},
+		{"differ", []string{"id"}, []string{"day"}, nil, "", false},
+		{"A has none", nil, []string{"id"}, nil, "", false},
+		{"B has none", []string{"id"}, nil, nil, "", false},
+		{"neither has one", nil, nil, nil, "", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -142,7 +143,7 @@ func TestKeyFromPrimaryKeys(t *testing.T) {
 				t.Fatal(err)
 			}
 			k, err := p.key(nil, pkSource{pk: c.pa}, pkSource{pk: c.pb})
-			if got := strings.Join(k, ","); got != c.want || (err != nil) != (c.want == "") {
+			if got := strings.Join(k, ","); got != c.want || (err != nil) != (c.want == "" && !c.keyless) {
 				t.Errorf("key %q err %v, want %q", got, err, c.want)
 			}
 		})

@@ -172,7 +172,7 @@ func (s *scratch) drop(scans [2]*repo.Scan) {
 // diffOptions are Diff's options over two scratch snapshots: their record (and value)
 // arrays are streamed, never loaded.
 func (s *scratch) diffOptions(limit int) compare.Options {
-	return compare.Options{Limit: limit, AllowDifferentArtifacts: true,
+	return compare.Options{Limit: limit, SharedFieldIDs: true,
 		Load: func(sc *repo.Scan, parts repo.Parts) error { return s.snaps.LoadMore(sc, parts, nil) },
 		Stream: func(sc *repo.Scan, parts repo.Parts) (*repo.EntryReader, error) {
 			return s.snaps.Entries(sc, parts, nil)

@@ -45,10 +45,18 @@ does not matter, only its values: an int4 column equals an int64 column holding 
 same numbers. Columns on one side only make the sources different; the records are
 compared on the common columns.
 
+Records are matched by --key, else by the primary key both sides have. When neither
+side has a primary key (files) and no --key is given, each record is its own key, with
+a note: the sources are compared as multisets of records (order does not matter,
+duplicates count), and a record that differs in any field is one record only in A and
+one only in B; --key pairs them and shows which fields changed. A primary key on one
+side only is an error: name the key with --key.
+
 Examples:
   pipewhy compare export/orders.csv 'postgres://app@db/shop#public.orders' --key order_id --schema orders.json
   pipewhy compare 'postgres://…#public.items' 'mysql://root@127.0.0.1/shop#items'   (primary keys)
   pipewhy compare a.parquet b.parquet --key id --map name=label
+  pipewhy compare export.csv copy.parquet   (no key: records compared as a multiset)
 
 Memory is bounded by --memory (default 1GiB, or memory: in pipewhy.yaml's defaults),
 as for scan: beyond it the sorted entries spill to a private scratch directory, in
@@ -79,7 +87,7 @@ Exit status: 0 equal; 1 different; 2 error.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringSliceVar(&f.key, "key", nil, keyHelp+", in A's names (default: the primary key both sides have)")
+	fl.StringSliceVar(&f.key, "key", nil, keyHelp+", in A's names (default: the primary key both sides have; none when neither has one)")
 	fl.StringArrayVar(&f.maps, "map", nil, "COL_A=COL_B: compare B's column COL_B as A's COL_A (repeatable)")
 	fl.StringSliceVar(&f.exclude, "exclude", nil, "columns (A's names) left out on both sides")
 	fl.StringVar(&f.profile, "profile", "strict-v1", profileHelp)
@@ -188,6 +196,7 @@ func runCompare(ctx context.Context, s streams, f compareFlags, addrA, addrB str
 		doc["types"] = types
 		doc["only_in_a"] = nonNil(c.OnlyA)
 		doc["only_in_b"] = nonNil(c.OnlyB)
+		doc["keyless"] = c.Keyless
 		err = emitJSON(s, doc)
 	} else {
 		err = printCompare(s.out, c)
@@ -234,16 +243,20 @@ func compareInput(f compareFlags, addr, own, query string) (live.Input, error) {
 	return in, nil
 }
 
+// compareStyle is compare's text: live.KeylessNote, among the report's notes, says
+// what a keyless comparison means, so there is no second note; the observations' ids,
+// published nowhere (and different for two reads of one file), are left out, and the
+// two sides, read at once, get one time.
+var compareStyle = reportStyle{duplicates: "distinct records occur more than once (copies matched by count)",
+	legend: "(added = only in B, removed = only in A)"}
+
 // printCompare prints the comparison as 'pipewhy diff' prints a diff (A is the old
 // side, B the new: "added" are the records only in B, "removed" those only in A; a
 // side that was not read completely is a warning first).
 func printCompare(w io.Writer, c *live.Comparison) error {
 	r := c.Report
-	if err := printDiff(w, r); err != nil {
+	if err := printReport(w, r, compareStyle); err != nil {
 		return err
-	}
-	if r.Records != nil {
-		fmt.Fprintf(w, "  sides     added = only in B, removed = only in A\n")
 	}
 	for i, t := range c.Types {
 		label := "types"

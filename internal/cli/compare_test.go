@@ -418,7 +418,6 @@ func TestCompareErrors(t *testing.T) {
 	}{
 		{"unknown key", []string{"--key", "nope", f.csv, f.parquet}, `key column "nope"`},
 		{"key on one side only", []string{"--key", "amount", f.csv, f.sqlite + "#items"}, `key column "amount"`},
-		{"no key, no primary key", []string{f.csv, f.parquet}, "--key is required"},
 		{"missing file", []string{"--key", "id", f.csv, filepath.Join(f.dir, "missing.parquet")}, "side B: "},
 		{"unreadable parquet", []string{"--key", "id", bad, f.csv}, "side A: "},
 		{"unknown exclude", []string{"--key", "id", "--exclude", "nope", f.csv, f.parquet}, "--exclude nope"},

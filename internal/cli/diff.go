@@ -181,6 +181,27 @@ func nonNil[T any](s []T) []T {
 // printDiff prints a report for people; the first lines say whether each side was
 // read whole and what differs.
 func printDiff(w io.Writer, r *compare.Report) error {
+	return printReport(w, r, diffStyle)
+}
+
+// reportStyle is what differs between diff's and compare's text (compare's report
+// explains a keyless comparison in its own note, and its observations are published
+// nowhere).
+type reportStyle struct {
+	keylessNote string // printed without a key when records were added or removed; "" none
+	duplicates  string // without a key, what the count of duplicated keys counts
+	ids         bool   // the first line shows both snapshots' ids and times, else when both were read
+	legend      string // a line after the record counts saying what they count; "" none
+}
+
+var diffStyle = reportStyle{
+	keylessNote: "without a key a changed record counts as one removed and one added record: scan with --key to see which fields changed",
+	duplicates:  "duplicated keys (paired by record content)",
+	ids:         true,
+}
+
+// printReport is printDiff in style st.
+func printReport(w io.Writer, r *compare.Report, st reportStyle) error {
 	for _, sd := range []struct {
 		label string
 		side  compare.Side
@@ -196,7 +217,11 @@ func printDiff(w io.Writer, r *compare.Report) error {
 	if r.A.Artifact != r.B.Artifact {
 		name = r.A.Artifact + " → " + r.B.Artifact
 	}
-	fmt.Fprintf(w, "%s  %s → %s   %s → %s\n", name, r.A.Snapshot[:12], r.B.Snapshot[:12], human.Time(r.A.FinishedAtNs), human.Time(r.B.FinishedAtNs))
+	if st.ids {
+		fmt.Fprintf(w, "%s  %s → %s   %s → %s\n", name, r.A.Snapshot[:12], r.B.Snapshot[:12], human.Time(r.A.FinishedAtNs), human.Time(r.B.FinishedAtNs))
+	} else {
+		fmt.Fprintf(w, "%s   compared %s\n", name, human.Time(max(r.A.FinishedAtNs, r.B.FinishedAtNs)))
+	}
 	if r.A.Address != r.B.Address {
 		fmt.Fprintf(w, "  source    %s → %s\n", r.A.Address, r.B.Address)
 	} else {
@@ -209,8 +234,15 @@ func printDiff(w io.Writer, r *compare.Report) error {
 		c := r.Records
 		fmt.Fprintf(w, "  records   %s → %s   +%s added  −%s removed  ~%s changed  %s same\n", human.Commas(r.A.Rows), human.Commas(r.B.Rows),
 			human.Commas(c.Added), human.Commas(c.Removed), human.Commas(c.Changed), human.Commas(c.Unchanged))
+		if st.legend != "" {
+			fmt.Fprintf(w, "            %s\n", st.legend)
+		}
 		if c.DuplicateKeys > 0 {
-			fmt.Fprintf(w, "            %s duplicated keys (paired by record content)\n", human.Commas(c.DuplicateKeys))
+			dups := diffStyle.duplicates
+			if len(r.A.Key) == 0 {
+				dups = st.duplicates
+			}
+			fmt.Fprintf(w, "            %s %s\n", human.Commas(c.DuplicateKeys), dups)
 		}
 	default:
 		verdict := "equal"
@@ -257,8 +289,8 @@ func printDiff(w io.Writer, r *compare.Report) error {
 		printExamples(w, "added", r.Examples.Added, r.Records.Added)
 		printExamples(w, "removed", r.Examples.Removed, r.Records.Removed)
 	}
-	if r.Records != nil && r.Records.Added+r.Records.Removed > 0 && len(r.A.Key) == 0 {
-		fmt.Fprintf(w, "  note      without a key a changed record counts as one removed and one added record: scan with --key to see which fields changed\n")
+	if r.Records != nil && r.Records.Added+r.Records.Removed > 0 && len(r.A.Key) == 0 && st.keylessNote != "" {
+		fmt.Fprintf(w, "  note      %s\n", st.keylessNote)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note      %s\n", n)
