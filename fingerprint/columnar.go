@@ -105,6 +105,7 @@ type column struct {
 	// TEXT, BYTES of n bytes: [id, code, 2 | n, x] for n = 1..8, [id, code, 3, n | x0, x1]
 	// for n = 9..16 (short[j][0] unused)
 	short [2][17]headState
+	mid   [2]midText // TEXT, BYTES of midTextMin..midTextMax bytes
 }
 
 // headState is XXH3-128's 17–128-byte path over K_F ‖ frame up to the frame's last 16
@@ -150,6 +151,7 @@ func NewColumnar(c Context, fields []uint64) (*Columnar, error) {
 		}
 		for j, code := range []uint64{uint64(normalize.Text), uint64(normalize.Bytes)} {
 			col.empty[j] = h.field([]uint64{id, code, 1, 0})
+			col.mid[j] = newMidText(&k.keys.sField, id, code)
 			for n := 1; n <= 8; n++ {
 				col.short[j][n] = head(id, code, 2, 0, 0)
 			}
@@ -404,6 +406,10 @@ func Strings[O int32 | int64](k *Columnar, t Tile, col int, code normalize.TypeC
 				w1 &= ^uint64(0) >> (64 - 8*(uint64(n)-8*big))
 				l, h := tailMix(heads[n], w0, w1)
 				d = finishShort(l, h^x01, 72+8*big)
+			} else if n >= midTextMin && n <= midTextMax && lo <= int64(len(data))-8*((n+7)>>3) {
+				// 65 to 176 bytes, whole words readable: the 129–240-byte path over
+				// the value's bytes where they lie.
+				d = c.mid[j].sum(data[lo:], int(n))
 			} else {
 				d = k.bytesDigest(c, j, &fr, data, int(lo), int(hi))
 			}

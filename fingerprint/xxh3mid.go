@@ -1,0 +1,114 @@
+package fingerprint
+
+import (
+	"encoding/binary"
+)
+
+// The field digest of a text or bytes value of 65 to 176 bytes, read where the value
+// lies.
+//
+// Its frame [id, code, 1+w, n, w packed words] (w = ceil(n/8), 9 to 22 words) makes a
+// message K_F ‖ frame of 136 to 240 bytes: XXH3-128's 129–240-byte path. keyedShort.sum
+// computes that path over a built frame; midText computes the same path without the
+// frame: the key's round is the context's (keyedShort), the header's round mixes the
+// column's id and code (once per column) with 1+w and n, and every other word is loaded
+// from the value's bytes, the last one masked to its bytes (C2's zero padding). Tests
+// require it to equal xxh3.Hash128 over the built message for every length 65–176, at
+// every offset in the buffer (xxh3mid_test.go, v2speed_test.go).
+
+const (
+	midTextMin = 8*(midMinWords-4) + 1 // 65: the shortest value whose frame takes the 129–240 path
+	midTextMax = maxShortBytes         // 176
+)
+
+// midText holds the parts of the 129–240-byte path over K_F ‖ [id, code, 1+w, n, ...]
+// that depend only on the context and the column's id and code.
+type midText struct {
+	lo  uint64 // the key round's lo product (added to the length term)
+	k23 uint64 // k2 + k3
+	c1  uint64 // mulFold64(id^s32, code^s40): the header round's lo product
+	hi  uint64 // the key round's hi lane
+	idc uint64 // id + code
+}
+
+func newMidText(s *keyedShort, id, code uint64) midText {
+	return midText{
+		lo:  s.midLo,
+		k23: s.k[2] + s.k[3],
+		c1:  mulFold64(id^sw[32], code^sw[40]),
+		hi:  s.midHi,
+		idc: id + code,
+	}
+}
+
+// le64 is the little-endian word at b[i:].
+func le64(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[i:]) }
+
+// sum returns the field digest of the n-byte value v[:n] (midTextMin ≤ n ≤ midTextMax)
+// for len(v) = 8*ceil(n/8): v's bytes after the value are read and masked off.
+func (m *midText) sum(v []byte, n int) Digest {
+	w := (n + 7) >> 3
+	v = v[: 8*w : 8*w]
+	_ = v[71] // w ≥ 9
+	l := uint64(64 + 8*w)
+	ww, nn := uint64(1+w), uint64(n)
+	// The key round (precomputed), then the header round [id, code, 1+w, n].
+	lo := ((l*xxhPrime64_1 + m.lo) ^ m.k23) + m.c1
+	lo ^= ww + nn
+	hi := (m.hi + mulFold64(ww^sw[48], nn^sw[56])) ^ m.idc
+	// Payload words 0..7: message bytes 64..127, whole words (w ≥ 9).
+	{
+		i0, i1, i2, i3 := le64(v, 0), le64(v, 8), le64(v, 16), le64(v, 24)
+		hi += mulFold64(i2^sw[80], i3^sw[88])
+		hi ^= i0 + i1
+		lo += mulFold64(i0^sw[64], i1^sw[72])
+		lo ^= i2 + i3
+		i0, i1, i2, i3 = le64(v, 32), le64(v, 40), le64(v, 48), le64(v, 56)
+		hi += mulFold64(i2^sw[112], i3^sw[120])
+		hi ^= i0 + i1
+		lo += mulFold64(i0^sw[96], i1^sw[104])
+		lo ^= i2 + i3
+	}
+	hi, lo = avalanche(hi), avalanche(lo)
+	// The last word's bytes: 1 to 8 of its 8.
+	mask := ^uint64(0) >> (64 - 8*uint(n-8*(w-1)))
+	// Rounds over message bytes 128 .. l&^32 (0 to 3 of them): payload words 8+4r ..
+	// 11+4r. Word 11+4r is the last one when w = 12+4r; keep masks it (all ones
+	// otherwise) without a branch.
+	keep := func(r int) uint64 {
+		d := uint64(w - 12 - 4*r)
+		return mask | uint64(int64(d|-d)>>63)
+	}
+	if w >= 12 {
+		x := v[64:96]
+		i0, i1, i2, i3 := le64(x, 0), le64(x, 8), le64(x, 16), le64(x, 24)&keep(0)
+		hi += mulFold64(i2^sw[19], i3^sw[27])
+		hi ^= i0 + i1
+		lo += mulFold64(i0^sw[3], i1^sw[11])
+		lo ^= i2 + i3
+		if w >= 16 {
+			x := v[96:128]
+			i0, i1, i2, i3 := le64(x, 0), le64(x, 8), le64(x, 16), le64(x, 24)&keep(1)
+			hi += mulFold64(i2^sw[51], i3^sw[59])
+			hi ^= i0 + i1
+			lo += mulFold64(i0^sw[35], i1^sw[43])
+			lo ^= i2 + i3
+			if w >= 20 {
+				x := v[128:160]
+				i0, i1, i2, i3 := le64(x, 0), le64(x, 8), le64(x, 16), le64(x, 24)&keep(2)
+				hi += mulFold64(i2^sw[83], i3^sw[91])
+				hi ^= i0 + i1
+				lo += mulFold64(i0^sw[67], i1^sw[75])
+				lo ^= i2 + i3
+			}
+		}
+	}
+	// The last 32 bytes: payload words w-4 .. w-1.
+	x := v[8*w-32:]
+	i0, i1, i2, i3 := le64(x, 0), le64(x, 8), le64(x, 16), le64(x, 24)&mask
+	hi += mulFold64(i0^sw[119], i1^sw[127])
+	hi ^= i2 + i3
+	lo += mulFold64(i2^sw[103], i3^sw[111])
+	lo ^= i0 + i1
+	return finishShort(lo, hi, l)
+}
