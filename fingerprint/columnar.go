@@ -572,6 +572,11 @@ func (k *Columnar) Records(dst []Digest, t Tile, first uint64) (Digest, error) {
 	words := rowWords(t)
 	n := 2 * t.Cols
 	var sum Digest
+	if !k.ordered && n == 4 {
+		// Two fields: a 64-byte message, two rounds of XXH3's 17–128-byte path (the
+		// key's halves precomputed), inlined.
+		return k.keys.sRecord.records2(dst, words), nil
+	}
 	if !k.ordered && n >= shortMinWords && n <= shortMaxWords {
 		// Up to 13 fields: XXH3's short paths, where the row lies.
 		s := &k.keys.sRecord

@@ -41,6 +41,36 @@ func newMidText(s *keyedShort, id, code uint64) midText {
 	}
 }
 
+// s<off> is the default secret's little-endian word at byte offset off (sw[off]; tested).
+const (
+	s3   = 0x81017cbe4ba42339
+	s11  = 0x6dd4de1cad21f72c
+	s19  = 0xa44072db979083e9
+	s27  = 0xe679cb1f67b3b7a4
+	s35  = 0xd05a8278e5c0cc4e
+	s43  = 0x4608b82172ffcc7d
+	s48  = 0x8e2443f7744608b8
+	s51  = 0x9035e08e2443f774
+	s56  = 0x4c263a81e69035e0
+	s59  = 0x52283c4c263a81e6
+	s64  = 0xcb00c391bb52283c
+	s67  = 0x65d088cb00c391bb
+	s72  = 0xa32e531b8b65d088
+	s75  = 0x486471a32e531b8b
+	s80  = 0x4ef90da297486471
+	s83  = 0xef19384ef90da297
+	s88  = 0xd8acdea946ef1938
+	s91  = 0x76faa8d8acdea946
+	s96  = 0x3f349ce33f76faa8
+	s103 = 0x4f0bc7c7bbdcf93f
+	s104 = 0x1d4f0bc7c7bbdcf9
+	s111 = 0x59b4cd4be0518a1d
+	s112 = 0x3159b4cd4be0518a
+	s119 = 0x7378d9c97e9fc831
+	s120 = 0x647378d9c97e9fc8
+	s127 = 0xebd33483acc5ea64
+)
+
 // le64 is the little-endian word at b[i:].
 func le64(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[i:]) }
 
@@ -55,18 +85,18 @@ func (m *midText) sum(v []byte, n int) Digest {
 	// The key round (precomputed), then the header round [id, code, 1+w, n].
 	lo := ((l*xxhPrime64_1 + m.lo) ^ m.k23) + m.c1
 	lo ^= ww + nn
-	hi := (m.hi + mulFold64(ww^sw[48], nn^sw[56])) ^ m.idc
+	hi := (m.hi + mulFold64(ww^s48, nn^s56)) ^ m.idc
 	// Payload words 0..7: message bytes 64..127, whole words (w ≥ 9).
 	{
 		i0, i1, i2, i3 := le64(v, 0), le64(v, 8), le64(v, 16), le64(v, 24)
-		hi += mulFold64(i2^sw[80], i3^sw[88])
+		hi += mulFold64(i2^s80, i3^s88)
 		hi ^= i0 + i1
-		lo += mulFold64(i0^sw[64], i1^sw[72])
+		lo += mulFold64(i0^s64, i1^s72)
 		lo ^= i2 + i3
 		i0, i1, i2, i3 = le64(v, 32), le64(v, 40), le64(v, 48), le64(v, 56)
-		hi += mulFold64(i2^sw[112], i3^sw[120])
+		hi += mulFold64(i2^s112, i3^s120)
 		hi ^= i0 + i1
-		lo += mulFold64(i0^sw[96], i1^sw[104])
+		lo += mulFold64(i0^s96, i1^s104)
 		lo ^= i2 + i3
 	}
 	hi, lo = avalanche(hi), avalanche(lo)
@@ -82,23 +112,23 @@ func (m *midText) sum(v []byte, n int) Digest {
 	if w >= 12 {
 		x := v[64:96]
 		i0, i1, i2, i3 := le64(x, 0), le64(x, 8), le64(x, 16), le64(x, 24)&keep(0)
-		hi += mulFold64(i2^sw[19], i3^sw[27])
+		hi += mulFold64(i2^s19, i3^s27)
 		hi ^= i0 + i1
-		lo += mulFold64(i0^sw[3], i1^sw[11])
+		lo += mulFold64(i0^s3, i1^s11)
 		lo ^= i2 + i3
 		if w >= 16 {
 			x := v[96:128]
 			i0, i1, i2, i3 := le64(x, 0), le64(x, 8), le64(x, 16), le64(x, 24)&keep(1)
-			hi += mulFold64(i2^sw[51], i3^sw[59])
+			hi += mulFold64(i2^s51, i3^s59)
 			hi ^= i0 + i1
-			lo += mulFold64(i0^sw[35], i1^sw[43])
+			lo += mulFold64(i0^s35, i1^s43)
 			lo ^= i2 + i3
 			if w >= 20 {
 				x := v[128:160]
 				i0, i1, i2, i3 := le64(x, 0), le64(x, 8), le64(x, 16), le64(x, 24)&keep(2)
-				hi += mulFold64(i2^sw[83], i3^sw[91])
+				hi += mulFold64(i2^s83, i3^s91)
 				hi ^= i0 + i1
-				lo += mulFold64(i0^sw[67], i1^sw[75])
+				lo += mulFold64(i0^s67, i1^s75)
 				lo ^= i2 + i3
 			}
 		}
@@ -106,9 +136,31 @@ func (m *midText) sum(v []byte, n int) Digest {
 	// The last 32 bytes: payload words w-4 .. w-1.
 	x := v[8*w-32:]
 	i0, i1, i2, i3 := le64(x, 0), le64(x, 8), le64(x, 16), le64(x, 24)&mask
-	hi += mulFold64(i0^sw[119], i1^sw[127])
+	hi += mulFold64(i0^s119, i1^s127)
 	hi ^= i2 + i3
-	lo += mulFold64(i2^sw[103], i3^sw[111])
+	lo += mulFold64(i2^s103, i3^s111)
 	lo ^= i0 + i1
 	return finishShort(lo, hi, l)
+}
+
+// records2 writes XXH3-128(key ‖ row) for the 4-word rows of words (two field digests
+// each) to dst, len(words) ≥ 4*len(dst), and returns their sums: keyedShort.sum's
+// 17–128-byte path for a 64-byte message, its key terms precomputed.
+func (s *keyedShort) records2(dst []Digest, words []uint64) Digest {
+	words = words[:4*len(dst)]
+	l := uint64(64)
+	lo1 := l*xxhPrime64_1 + s.lo1 // the length and the key's last round
+	lo0, k23, k01 := s.lo0, s.k[2]+s.k[3], s.k[0]+s.k[1]
+	var sum Digest
+	for r := range dst {
+		w := words[4*r : 4*r+4 : 4*r+4]
+		w0, w1, w2, w3 := w[0], w[1], w[2], w[3]
+		hi := (mulFold64(w0^s48, w1^s56) ^ k23 + mulFold64(w2^sw[16], w3^sw[24])) ^ k01
+		lo := ((lo1 ^ (w0 + w1)) + lo0) ^ (w2 + w3)
+		d := finishShort(lo, hi, 64)
+		dst[r] = d
+		sum.Lo += d.Lo
+		sum.Hi += d.Hi
+	}
+	return sum
 }
