@@ -380,7 +380,23 @@ func Strings[O int32 | int64](k *Columnar, t Tile, col int, code normalize.TypeC
 	fr[0], fr[1] = c.id, uint64(code)
 	j := int(code - normalize.Text) // 0 TEXT, 1 BYTES
 	heads, x01 := &c.short[j], k.x01
-	for r := range rows {
+	var a mid8Args
+	var ds [8]Digest
+	for r := 0; r < rows; r++ {
+		if midKernel && r+8 <= rows {
+			if n, ok := midGroup(&a, offsets[r:r+9], data, valid, r); ok {
+				// Eight valid values of one length of 65 to 176 bytes: the vector
+				// routine.
+				c.mid[j].sum8(&a, data, n, &ds)
+				for i, d := range ds {
+					out[(r+i)*t.Cols] = d
+					sum.Lo += d.Lo
+					sum.Hi += d.Hi
+				}
+				r += 7
+				continue
+			}
+		}
 		var d Digest
 		if valid.Bits != nil && !valid.valid(r) {
 			d = c.absent[1]
@@ -419,6 +435,26 @@ func Strings[O int32 | int64](k *Columnar, t Tile, col int, code normalize.TypeC
 		sum.Hi += d.Hi
 	}
 	return sum, nil
+}
+
+// midGroup reports whether the eight values of offs (nine offsets) starting at row r
+// are valid, of one length n of midTextMin to midTextMax bytes, and have 8*ceil(n/8)
+// bytes readable in data from their starts; it sets a.offs to their starts.
+func midGroup[O int32 | int64](a *mid8Args, offs []O, data []byte, valid Validity, r int) (int, bool) {
+	offs = offs[:9]
+	n := int64(offs[1]) - int64(offs[0])
+	if n < midTextMin || n > midTextMax {
+		return 0, false
+	}
+	end := int64(len(data)) - 8*((n+7)>>3) // the last start with the words readable
+	for i := range a.offs {
+		lo := int64(offs[i])
+		if int64(offs[i+1])-lo != n || lo < 0 || lo > end || valid.Bits != nil && !valid.valid(r+i) {
+			return 0, false
+		}
+		a.offs[i] = lo
+	}
+	return int(n), true
 }
 
 // maxShortBytes is the longest text or bytes value whose frame (4 + ceil(n/8) words)

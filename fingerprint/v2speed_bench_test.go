@@ -54,3 +54,23 @@ func BenchmarkWords32Parts(b *testing.B) {
 		b.Run(p.name, func(b *testing.B) { loopCPU(b, n, "record", p.f) })
 	}
 }
+
+// BenchmarkMidText is midText.sum alone on 168-byte values, without the Strings kernel
+// around it.
+func BenchmarkMidText(b *testing.B) {
+	const n = benchTile
+	data := make([]byte, 168*n+8)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	var key [keySize]byte
+	ks := newKeyedShort(&key)
+	m := newMidText(&ks, 7, uint64(normalize.Text))
+	loopCPU(b, n, "value", func() {
+		var s uint64
+		for i := range n {
+			s += m.sum(data[168*i:], 168).Lo
+		}
+		sink += s
+	})
+}

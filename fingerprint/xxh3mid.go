@@ -2,6 +2,7 @@ package fingerprint
 
 import (
 	"encoding/binary"
+	"unsafe"
 )
 
 // The field digest of a text or bytes value of 65 to 176 bytes, read where the value
@@ -74,18 +75,25 @@ const (
 // le64 is the little-endian word at b[i:].
 func le64(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[i:]) }
 
+// head returns, for a value of n bytes (midTextMin ≤ n ≤ midTextMax), its number of
+// payload words w, the message length l and the path's lanes after the key and header
+// rounds.
+func (m *midText) head(n int) (w int, l, lo, hi uint64) {
+	w = (n + 7) >> 3
+	l = uint64(64 + 8*w)
+	ww, nn := uint64(1+w), uint64(n)
+	lo = ((l*xxhPrime64_1 + m.lo) ^ m.k23) + m.c1
+	lo ^= ww + nn
+	hi = (m.hi + mulFold64(ww^s48, nn^s56)) ^ m.idc
+	return w, l, lo, hi
+}
+
 // sum returns the field digest of the n-byte value v[:n] (midTextMin ≤ n ≤ midTextMax)
-// for len(v) = 8*ceil(n/8): v's bytes after the value are read and masked off.
+// for len(v) ≥ 8*ceil(n/8): v's bytes after the value are read and masked off.
 func (m *midText) sum(v []byte, n int) Digest {
-	w := (n + 7) >> 3
+	w, l, lo, hi := m.head(n)
 	v = v[: 8*w : 8*w]
 	_ = v[71] // w ≥ 9
-	l := uint64(64 + 8*w)
-	ww, nn := uint64(1+w), uint64(n)
-	// The key round (precomputed), then the header round [id, code, 1+w, n].
-	lo := ((l*xxhPrime64_1 + m.lo) ^ m.k23) + m.c1
-	lo ^= ww + nn
-	hi := (m.hi + mulFold64(ww^s48, nn^s56)) ^ m.idc
 	// Payload words 0..7: message bytes 64..127, whole words (w ≥ 9).
 	{
 		i0, i1, i2, i3 := le64(v, 0), le64(v, 8), le64(v, 16), le64(v, 24)
@@ -163,4 +171,43 @@ func (s *keyedShort) records2(dst []Digest, words []uint64) Digest {
 		sum.Hi += d.Hi
 	}
 	return sum
+}
+
+// mid8Args is mid8AVX512's argument block (its offsets are in xxh3mid_amd64.s): eight
+// values of one length, the lanes after the key and header rounds, what the length
+// decides, and the eight digests it returns.
+type mid8Args struct {
+	data   unsafe.Pointer
+	offs   [8]int64 // the values' starts in data
+	lo, hi uint64   // midText.head's lanes
+	lP2    uint64   // l * PRIME64_2
+	rounds uint64   // rounds over message bytes 128 .. l&^31: 0 to 3
+	last   uint64   // byte offset of the last 32 bytes from a value's start: 8w-32
+	mask   uint64   // the last word's bytes
+	mmask  uint64   // mask of the last middle round's fourth word: mask when it is the last word
+	outLo  [8]uint64
+	outHi  [8]uint64
+}
+
+// mid8Lane is the value whose digest lane i of mid8Args' outputs holds.
+var mid8Lane = [8]int{0, 2, 1, 3, 4, 6, 5, 7}
+
+// sum8 computes the field digests of eight values of n bytes (midTextMin ≤ n ≤
+// midTextMax) starting at a.offs in data, 8*ceil(n/8) bytes readable from each (checked
+// by the caller), into d.
+func (m *midText) sum8(a *mid8Args, data []byte, n int, d *[8]Digest) {
+	w, l, lo, hi := m.head(n)
+	mask := ^uint64(0) >> (64 - 8*uint(n-8*(w-1)))
+	a.data = unsafe.Pointer(unsafe.SliceData(data))
+	a.lo, a.hi, a.lP2 = lo, hi, l*xxhPrime64_2
+	a.rounds = uint64((8+w)/4 - 4)
+	a.last = uint64(8*w - 32)
+	a.mask, a.mmask = mask, ^uint64(0)
+	if w%4 == 0 {
+		a.mmask = mask
+	}
+	mid8AVX512(a)
+	for i, r := range mid8Lane {
+		d[r] = Digest{Lo: a.outLo[i], Hi: a.outHi[i]}
+	}
 }

@@ -1,0 +1,13 @@
+//go:build amd64 && !purego
+
+package fingerprint
+
+import "golang.org/x/sys/cpu"
+
+// midKernel reports whether mid8AVX512 may be used on this machine.
+var midKernel = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ && cpu.X86.HasAVX2
+
+// mid8AVX512 is midText.sum8's vector routine (xxh3mid_amd64.s).
+//
+//go:noescape
+func mid8AVX512(a *mid8Args)

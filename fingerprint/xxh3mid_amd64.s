@@ -1,0 +1,182 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// mid8AVX512 computes eight field digests of text or bytes values of one length (65 to
+// 176 bytes) on XXH3-128's 129–240-byte path, one value per 64-bit lane: midText.sum for
+// eight values at once. The caller (midText.sum8) has checked the lengths and that 8w
+// bytes are readable from every value's start, and has mixed the key and header rounds,
+// which are the same for the eight values; see mid8Args for the layout.
+//
+// The 64×64→128-bit multiplications of XXH3's mix16B are built from four 32×32→64-bit
+// ones (VPMULUDQ); everything else is XXH3's arithmetic lane by lane.
+
+// Offsets into mid8Args.
+#define A_DATA 0
+#define A_OFFS 8
+#define A_LO 72
+#define A_HI 80
+#define A_LP2 88
+#define A_ROUNDS 96
+#define A_LAST 104
+#define A_MASK 112
+#define A_MMASK 120
+#define A_OUTLO 128
+#define A_OUTHI 192
+
+// LOAD4 loads the four message words at byte offset R12 of each of the eight values
+// (pointers AX, BX, CX, DX, SI, DI, R8, R9) and transposes them: Z0..Z3 hold word 0..3,
+// lanes in the value order 0, 2, 1, 3, 4, 6, 5, 7.
+#define LOAD4 \
+	VMOVDQU      (AX)(R12*1), Y4         \
+	VINSERTI64X4 $1, (BX)(R12*1), Z4, Z4 \
+	VMOVDQU      (CX)(R12*1), Y5         \
+	VINSERTI64X4 $1, (DX)(R12*1), Z5, Z5 \
+	VMOVDQU      (SI)(R12*1), Y6         \
+	VINSERTI64X4 $1, (DI)(R12*1), Z6, Z6 \
+	VMOVDQU      (R8)(R12*1), Y7         \
+	VINSERTI64X4 $1, (R9)(R12*1), Z7, Z7 \
+	VPUNPCKLQDQ  Z5, Z4, Z8              \
+	VPUNPCKHQDQ  Z5, Z4, Z9              \
+	VPUNPCKLQDQ  Z7, Z6, Z10             \
+	VPUNPCKHQDQ  Z7, Z6, Z11             \
+	VSHUFI64X2   $0x88, Z10, Z8, Z0      \
+	VSHUFI64X2   $0x88, Z11, Z9, Z1      \
+	VSHUFI64X2   $0xdd, Z10, Z8, Z2      \
+	VSHUFI64X2   $0xdd, Z11, Z9, Z3
+
+// MULFOLD sets Z17 to mulFold64(a, b) lane by lane: the high and low halves of the
+// 128-bit product, xored. Z31 holds 0xffffffff in every lane. Clobbers Z12..Z16.
+#define MULFOLD(a, b) \
+	VPSRLQ     $32, a, Z12        \
+	VPSRLQ     $32, b, Z13        \
+	VPMULUDQ   b, a, Z14          \
+	VPMULUDQ   Z13, a, Z15        \
+	VPMULUDQ   b, Z12, Z16        \
+	VPMULUDQ   Z13, Z12, Z17      \
+	VPSRLQ     $32, Z14, Z12      \
+	VPADDQ     Z12, Z16, Z16      \
+	VPANDQ     Z31, Z16, Z12      \
+	VPADDQ     Z12, Z15, Z15      \
+	VPSRLQ     $32, Z16, Z16      \
+	VPADDQ     Z16, Z17, Z17      \
+	VPSRLQ     $32, Z15, Z12      \
+	VPADDQ     Z12, Z17, Z17      \
+	VPSLLQ     $32, Z15, Z15      \
+	VPANDQ     Z31, Z14, Z14      \
+	VPTERNLOGQ $0x96, Z14, Z15, Z17
+
+// MIX adds mulFold64(x0 ^ s0, x1 ^ s1) to acc and xors y0 + y1 into it (s0, s1 memory
+// operands holding one secret word each). Clobbers Z12..Z19.
+#define MIX(acc, x0, x1, s0, s1, y0, y1) \
+	VPBROADCASTQ s0, Z18     \
+	VPXORQ       x0, Z18, Z18 \
+	VPBROADCASTQ s1, Z19     \
+	VPXORQ       x1, Z19, Z19 \
+	MULFOLD(Z18, Z19)        \
+	VPADDQ       Z17, acc, acc \
+	VPADDQ       y0, y1, Z18 \
+	VPXORQ       Z18, acc, acc
+
+// ROUND is one mix32B round over Z0..Z3 into lo Z28 and hi Z29 with the secret words
+// at s+0, s+8, s+16, s+24 bytes of the default secret (sw holds word i at 8*i).
+#define ROUND(s0, s1, s2, s3) \
+	MIX(Z28, Z0, Z1, s0, s1, Z2, Z3) \
+	MIX(Z29, Z2, Z3, s2, s3, Z0, Z1)
+
+// AVAL is XXH3's avalanche of x; Z24 holds its multiplier in every lane.
+#define AVAL(x) \
+	VPSRLQ  $37, x, Z12 \
+	VPXORQ  Z12, x, x   \
+	VPMULLQ Z24, x, x   \
+	VPSRLQ  $32, x, Z12 \
+	VPXORQ  Z12, x, x
+
+// func mid8AVX512(a *mid8Args)
+TEXT ·mid8AVX512(SB), NOSPLIT, $0-8
+	MOVQ a+0(FP), R10
+	MOVQ A_DATA(R10), R11
+	MOVQ A_OFFS+0(R10), AX
+	ADDQ R11, AX
+	MOVQ A_OFFS+8(R10), BX
+	ADDQ R11, BX
+	MOVQ A_OFFS+16(R10), CX
+	ADDQ R11, CX
+	MOVQ A_OFFS+24(R10), DX
+	ADDQ R11, DX
+	MOVQ A_OFFS+32(R10), SI
+	ADDQ R11, SI
+	MOVQ A_OFFS+40(R10), DI
+	ADDQ R11, DI
+	MOVQ A_OFFS+48(R10), R8
+	ADDQ R11, R8
+	MOVQ A_OFFS+56(R10), R9
+	ADDQ R11, R9
+
+	MOVQ         $0xffffffff, R13
+	VPBROADCASTQ R13, Z31
+	MOVQ         $0x165667919e3779f9, R13
+	VPBROADCASTQ R13, Z24
+	VPBROADCASTQ A_LO(R10), Z28
+	VPBROADCASTQ A_HI(R10), Z29
+
+	// Payload words 0..7: message bytes 64..127.
+	XORQ  R12, R12
+	LOAD4
+	ROUND(·sw+512(SB), ·sw+576(SB), ·sw+640(SB), ·sw+704(SB))
+	MOVQ  $32, R12
+	LOAD4
+	ROUND(·sw+768(SB), ·sw+832(SB), ·sw+896(SB), ·sw+960(SB))
+	AVAL(Z28)
+	AVAL(Z29)
+
+	// Rounds over message bytes 128 .. l&^31: payload words 8+4r .. 11+4r, secret
+	// words 3+32r, 11+32r, 19+32r, 27+32r; the last one's fourth word masked by mmask.
+	MOVQ         A_ROUNDS(R10), R11
+	TESTQ        R11, R11
+	JZ           last
+	VPBROADCASTQ A_MMASK(R10), Z27
+	MOVQ         $64, R12
+	LEAQ         ·sw+24(SB), R13
+
+middle:
+	LOAD4
+	CMPQ   R11, $1
+	JNE    mixmid
+	VPANDQ Z27, Z3, Z3
+
+mixmid:
+	ROUND((R13), 64(R13), 128(R13), 192(R13))
+	ADDQ $32, R12
+	ADDQ $256, R13
+	DECQ R11
+	JNZ  middle
+
+last:
+	// The last 32 bytes: payload words w-4 .. w-1, the last masked to its bytes.
+	MOVQ         A_LAST(R10), R12
+	LOAD4
+	VPBROADCASTQ A_MASK(R10), Z27
+	VPANDQ       Z27, Z3, Z3
+	MIX(Z29, Z0, Z1, ·sw+952(SB), ·sw+1016(SB), Z2, Z3)
+	MIX(Z28, Z2, Z3, ·sw+824(SB), ·sw+888(SB), Z0, Z1)
+
+	// finishShort: Lo = avalanche(lo + hi), Hi = -avalanche(lo*P1 + hi*P4 + l*P2).
+	VPADDQ       Z28, Z29, Z20
+	MOVQ         $0x9e3779b185ebca87, R13
+	VPBROADCASTQ R13, Z21
+	VPMULLQ      Z21, Z28, Z28
+	MOVQ         $0x85ebca77c2b2ae63, R13
+	VPBROADCASTQ R13, Z21
+	VPMULLQ      Z21, Z29, Z29
+	VPADDQ       Z28, Z29, Z29
+	VPBROADCASTQ A_LP2(R10), Z21
+	VPADDQ       Z21, Z29, Z29
+	AVAL(Z20)
+	AVAL(Z29)
+	VPXORQ       Z21, Z21, Z21
+	VPSUBQ       Z29, Z21, Z29
+	VMOVDQU64    Z20, A_OUTLO(R10)
+	VMOVDQU64    Z29, A_OUTHI(R10)
+	VZEROUPPER
+	RET

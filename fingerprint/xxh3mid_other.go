@@ -1,0 +1,10 @@
+//go:build !amd64 || purego
+
+package fingerprint
+
+// midKernel is false: without the amd64 vector routine every value takes midText.sum.
+const midKernel = false
+
+func mid8AVX512(a *mid8Args) {
+	panic("fingerprint: mid8AVX512 without the amd64 kernel")
+}
