@@ -23,6 +23,8 @@
 #define A_MMASK 120
 #define A_OUTLO 128
 #define A_OUTHI 192
+#define A_PF 256
+#define A_PFLINE 264
 
 // LOAD4 loads the four message words at byte offset R12 of each of the eight values
 // (pointers AX, BX, CX, DX, SI, DI, R8, R9) and transposes them: Z0..Z3 hold word 0..3,
@@ -113,6 +115,20 @@ TEXT ·mid8AVX512(SB), NOSPLIT, $0-8
 	MOVQ A_OFFS+56(R10), R9
 	ADDQ R11, R9
 
+	// Prefetch the lines of a later group.
+	MOVQ A_PFLINE(R10), R12
+	TESTQ R12, R12
+	JZ   start
+	MOVQ A_PF(R10), R13
+	ADDQ R11, R13
+
+prefetch:
+	PREFETCHT0 (R13)
+	ADDQ $64, R13
+	DECQ R12
+	JNZ  prefetch
+
+start:
 	MOVQ         $0xffffffff, R13
 	VPBROADCASTQ R13, Z31
 	MOVQ         $0x165667919e3779f9, R13
