@@ -71,10 +71,8 @@
 // MIX adds mulFold64(x0 ^ s0, x1 ^ s1) to acc and xors y0 + y1 into it (s0, s1 memory
 // operands holding one secret word each). Clobbers Z12..Z19.
 #define MIX(acc, x0, x1, s0, s1, y0, y1) \
-	VPBROADCASTQ s0, Z18     \
-	VPXORQ       x0, Z18, Z18 \
-	VPBROADCASTQ s1, Z19     \
-	VPXORQ       x1, Z19, Z19 \
+	VPXORQ.BCST  s0, x0, Z18 \
+	VPXORQ.BCST  s1, x1, Z19 \
 	MULFOLD(Z18, Z19)        \
 	VPADDQ       Z17, acc, acc \
 	VPADDQ       y0, y1, Z18 \
