@@ -213,7 +213,7 @@ func (m *midText) sum8(a *mid8Args, data []byte, n int, d *[8]Digest) {
 	span := a.offs[7] + int64(n) - a.offs[0]
 	a.pf, a.pfLine = a.offs[0]+2*span, 0
 	if span > 0 && a.pf+span <= int64(len(data)) {
-		a.pfLine = (span + 63) / 64
+		a.pfLine = (span + 127) / 128
 	}
 	mid8AVX512(a)
 	for i, r := range mid8Lane {

@@ -122,7 +122,7 @@ TEXT ·mid8AVX512(SB), NOSPLIT, $0-8
 
 prefetch:
 	PREFETCHT0 (R13)
-	ADDQ $64, R13
+	ADDQ $128, R13
 	DECQ R12
 	JNZ  prefetch
 
