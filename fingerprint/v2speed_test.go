@@ -149,3 +149,40 @@ func TestStringsLengths(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordsTwoFields requires the record digests of two-field tiles (the inline and
+// the eight-row vector paths, with the rows past the last group of eight) to equal
+// XXH3-128 of K_R ‖ the row's field digests built by hand (refHash), and their sums.
+func TestRecordsTwoFields(t *testing.T) {
+	r := rand.New(rand.NewPCG(61, 3))
+	c := v2Context(t, Multiset)
+	k, err := NewColumnar(c, []uint64{1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := refV2Keys(c)
+	for _, rows := range []int{0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000} {
+		tile := NewTile(rows+r.IntN(3), 2) // the tile may hold more rows than asked for
+		for i := range tile.Digests {
+			tile.Digests[i] = Digest{Lo: r.Uint64(), Hi: r.Uint64()}
+		}
+		dst := make([]Digest, rows)
+		sum, err := k.Records(dst, tile, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want Digest
+		for i := range rows {
+			a, b := tile.Digests[2*i], tile.Digests[2*i+1]
+			w := refHash(keys.record, a.Lo, a.Hi, b.Lo, b.Hi)
+			if dst[i] != w {
+				t.Fatalf("rows=%d row %d: %x, XXH3-128 %x", rows, i, dst[i], w)
+			}
+			want.Lo += w.Lo
+			want.Hi += w.Hi
+		}
+		if sum != want {
+			t.Fatalf("rows=%d: sum %x, want %x", rows, sum, want)
+		}
+	}
+}

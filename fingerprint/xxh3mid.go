@@ -160,6 +160,17 @@ func (s *keyedShort) records2(dst []Digest, words []uint64) Digest {
 	lo1 := l*xxhPrime64_1 + s.lo1 // the length and the key's last round
 	lo0, k23, k01 := s.lo0, s.k[2]+s.k[3], s.k[0]+s.k[1]
 	var sum Digest
+	if g := len(dst) / 8; midKernel && g > 0 {
+		// Eight rows at a time in the vector routine.
+		k := records2Key{lo1, lo0, k23, k01, l * xxhPrime64_2}
+		var lanes [16]uint64
+		records2AVX512(&dst[0], &words[0], g, &k, &lanes)
+		for i := range 8 {
+			sum.Lo += lanes[i]
+			sum.Hi += lanes[8+i]
+		}
+		dst, words = dst[8*g:], words[32*g:]
+	}
 	for r := range dst {
 		w := words[4*r : 4*r+4 : 4*r+4]
 		w0, w1, w2, w3 := w[0], w[1], w[2], w[3]
@@ -172,6 +183,9 @@ func (s *keyedShort) records2(dst []Digest, words []uint64) Digest {
 	}
 	return sum
 }
+
+// records2Key is what records2AVX512 needs of the record key: records2's constants.
+type records2Key struct{ lo1, lo0, k23, k01, lP2 uint64 }
 
 // mid8Args is mid8AVX512's argument block (its offsets are in xxh3mid_amd64.s): eight
 // values of one length, the lanes after the key and header rounds, what the length

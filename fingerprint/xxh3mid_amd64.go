@@ -11,3 +11,8 @@ var midKernel = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ && cpu.X86.HasAVX2
 //
 //go:noescape
 func mid8AVX512(a *mid8Args)
+
+// records2AVX512 is keyedShort.records2's vector routine (xxh3mid_amd64.s).
+//
+//go:noescape
+func records2AVX512(dst *Digest, words *uint64, groups int, k *records2Key, sums *[16]uint64)

@@ -194,3 +194,98 @@ last:
 	VMOVDQU64    Z29, A_OUTHI(R10)
 	VZEROUPPER
 	RET
+
+// func records2AVX512(dst *Digest, words *uint64, groups int, k *records2Key, sums *[16]uint64)
+//
+// records2AVX512 is keyedShort.records2 for 8*groups rows, eight at a time: rows of
+// four words (two field digests) at words, digests to dst, and the digests' lane sums
+// added to sums (Lo lanes, then Hi lanes).
+TEXT ·records2AVX512(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ words+8(FP), SI
+	MOVQ groups+16(FP), CX
+	MOVQ k+24(FP), R10
+	MOVQ sums+32(FP), R11
+
+	MOVQ         $0xffffffff, R13
+	VPBROADCASTQ R13, Z31
+	MOVQ         $0x165667919e3779f9, R13
+	VPBROADCASTQ R13, Z24
+	MOVQ         $0x9e3779b185ebca87, R13
+	VPBROADCASTQ R13, Z25
+	MOVQ         $0x85ebca77c2b2ae63, R13
+	VPBROADCASTQ R13, Z26
+	VPBROADCASTQ 0(R10), Z20  // lo1
+	VPBROADCASTQ 8(R10), Z21  // lo0
+	VPBROADCASTQ 16(R10), Z22 // k2 + k3
+	VPBROADCASTQ 24(R10), Z23 // k0 + k1
+	VPBROADCASTQ 32(R10), Z27 // 64 * PRIME64_2
+	VMOVDQU64    0(R11), Z30
+	VMOVDQU64    64(R11), Z29
+	TESTQ        CX, CX
+	JZ           done
+
+loop:
+	VMOVDQU64   0(SI), Z4
+	VMOVDQU64   64(SI), Z5
+	VMOVDQU64   128(SI), Z6
+	VMOVDQU64   192(SI), Z7
+	VPUNPCKLQDQ Z5, Z4, Z8
+	VPUNPCKHQDQ Z5, Z4, Z9
+	VPUNPCKLQDQ Z7, Z6, Z10
+	VPUNPCKHQDQ Z7, Z6, Z11
+	VSHUFI64X2  $0x88, Z10, Z8, Z0
+	VSHUFI64X2  $0x88, Z11, Z9, Z1
+	VSHUFI64X2  $0xdd, Z10, Z8, Z2
+	VSHUFI64X2  $0xdd, Z11, Z9, Z3
+
+	// hi = (mulFold64(w0^s48, w1^s56) ^ (k2+k3)) + mulFold64(w2^s16, w3^s24) ^ (k0+k1)
+	VPXORQ.BCST ·sw+384(SB), Z0, Z18
+	VPXORQ.BCST ·sw+448(SB), Z1, Z19
+	MULFOLD(Z18, Z19)
+	VPXORQ      Z22, Z17, Z28
+	VPXORQ.BCST ·sw+128(SB), Z2, Z18
+	VPXORQ.BCST ·sw+192(SB), Z3, Z19
+	MULFOLD(Z18, Z19)
+	VPADDQ      Z17, Z28, Z28
+	VPXORQ      Z23, Z28, Z28
+
+	// lo = ((lo1 ^ (w0+w1)) + lo0) ^ (w2+w3)
+	VPADDQ Z0, Z1, Z18
+	VPXORQ Z20, Z18, Z18
+	VPADDQ Z21, Z18, Z18
+	VPADDQ Z2, Z3, Z19
+	VPXORQ Z19, Z18, Z18
+
+	// finishShort(lo Z18, hi Z28, 64)
+	VPADDQ  Z18, Z28, Z19
+	VPMULLQ Z25, Z18, Z18
+	VPMULLQ Z26, Z28, Z28
+	VPADDQ  Z18, Z28, Z28
+	VPADDQ  Z27, Z28, Z28
+	AVAL(Z19)
+	AVAL(Z28)
+	VPXORQ  Z18, Z18, Z18
+	VPSUBQ  Z28, Z18, Z28
+	VPADDQ  Z19, Z30, Z30
+	VPADDQ  Z28, Z29, Z29
+
+	// Lanes hold rows 0, 2, 1, 3, 4, 6, 5, 7: pairing Lo and Hi gives rows 0, 1, 4, 5
+	// and 2, 3, 6, 7.
+	VPUNPCKLQDQ Z28, Z19, Z8
+	VPUNPCKHQDQ Z28, Z19, Z9
+	VSHUFI64X2  $0x44, Z9, Z8, Z10
+	VSHUFI64X2  $0xee, Z9, Z8, Z11
+	VMOVDQU64   Z10, 0(DI)
+	VMOVDQU64   Z11, 64(DI)
+
+	ADDQ $256, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ  loop
+
+done:
+	VMOVDQU64 Z30, 0(R11)
+	VMOVDQU64 Z29, 64(R11)
+	VZEROUPPER
+	RET

@@ -8,3 +8,7 @@ const midKernel = false
 func mid8AVX512(a *mid8Args) {
 	panic("fingerprint: mid8AVX512 without the amd64 kernel")
 }
+
+func records2AVX512(dst *Digest, words *uint64, groups int, k *records2Key, sums *[16]uint64) {
+	panic("fingerprint: records2AVX512 without the amd64 kernel")
+}
