@@ -313,8 +313,21 @@ func oneWords[T signed | unsigned](k *Columnar, c *column, t Tile, col int, vals
 	stride := t.Cols
 	var slo, shi uint64
 	if valid.Bits == nil {
-		for r, v := range vals {
-			w := uint64(v) // sign-extended for signed T
+		done := 0
+		if g := len(vals) / 8; midKernel && g > 0 && unsafe.Sizeof(vals[0]) == 8 {
+			// 64-bit values, eight at a time in the vector routine.
+			l := uint64(64)
+			kw := oneWordsKey{pos.lo, pos.hi, dl, dh, x, l * xxhPrime64_2}
+			var lanes [16]uint64
+			oneWordsAVX512(&out[0], 16*stride, (*uint64)(unsafe.Pointer(&vals[0])), g, &kw, &lanes)
+			for i := range 8 {
+				slo += lanes[i]
+				shi += lanes[8+i]
+			}
+			done = 8 * g
+		}
+		for r := done; r < len(vals); r++ {
+			w := uint64(vals[r]) // sign-extended for signed T
 			m := uint64(int64(w) >> 63)
 			lo, hi := tailMix(headState{pos.lo ^ dl&m, pos.hi ^ dh&m}, 1, w)
 			d := finishShort(lo, hi^x, 64)

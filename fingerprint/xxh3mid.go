@@ -234,3 +234,6 @@ func (m *midText) sum8(a *mid8Args, data []byte, n int, d *[8]Digest) {
 		d[r] = Digest{Lo: a.outLo[i], Hi: a.outHi[i]}
 	}
 }
+
+// oneWordsKey is what oneWordsAVX512 needs: oneWords' head states and constants.
+type oneWordsKey struct{ posLo, posHi, dl, dh, x01, lP2 uint64 }

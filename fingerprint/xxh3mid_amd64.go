@@ -16,3 +16,8 @@ func mid8AVX512(a *mid8Args)
 //
 //go:noescape
 func records2AVX512(dst *Digest, words *uint64, groups int, k *records2Key, sums *[16]uint64)
+
+// oneWordsAVX512 is oneWords' vector routine (xxh3mid_amd64.s).
+//
+//go:noescape
+func oneWordsAVX512(out *Digest, stride int, vals *uint64, groups int, k *oneWordsKey, sums *[16]uint64)

@@ -289,3 +289,99 @@ done:
 	VMOVDQU64 Z29, 64(R11)
 	VZEROUPPER
 	RET
+
+// func oneWordsAVX512(out *Digest, stride int, vals *uint64, groups int, k *oneWordsKey, sums *[16]uint64)
+//
+// oneWordsAVX512 is oneWords' loop without a validity bitmap for 8*groups 64-bit values,
+// eight at a time: value r's digest to out + r*stride bytes, the digests' lane sums added
+// to sums (Lo lanes, then Hi lanes).
+TEXT ·oneWordsAVX512(SB), NOSPLIT, $0-48
+	MOVQ out+0(FP), DI
+	MOVQ stride+8(FP), R12
+	MOVQ vals+16(FP), SI
+	MOVQ groups+24(FP), CX
+	MOVQ k+32(FP), R10
+	MOVQ sums+40(FP), R11
+
+	MOVQ         $0xffffffff, R13
+	VPBROADCASTQ R13, Z31
+	MOVQ         $0x165667919e3779f9, R13
+	VPBROADCASTQ R13, Z24
+	MOVQ         $0x9e3779b185ebca87, R13
+	VPBROADCASTQ R13, Z25
+	MOVQ         $0x85ebca77c2b2ae63, R13
+	VPBROADCASTQ R13, Z26
+	VPBROADCASTQ 0(R10), Z20  // the positive head state's lo
+	VPBROADCASTQ 8(R10), Z21  // and hi
+	VPBROADCASTQ 16(R10), Z22 // negative ^ positive: lo
+	VPBROADCASTQ 24(R10), Z23 // and hi
+	VPBROADCASTQ 32(R10), Z27 // x01
+	VPBROADCASTQ 40(R10), Z0  // 64 * PRIME64_2
+	VPBROADCASTQ ·sw+128(SB), Z1
+	MOVQ         $1, R13
+	VPBROADCASTQ R13, Z2
+	VPXORQ       Z2, Z1, Z1   // 1 ^ secret16: the frame's third word, mixed
+	VPBROADCASTQ ·sw+192(SB), Z3 // secret24
+	VMOVDQU64    0(R11), Z30
+	VMOVDQU64    64(R11), Z29
+	TESTQ        CX, CX
+	JZ           done1
+
+loop1:
+	VMOVDQU64 0(SI), Z4           // w
+	VPSRAQ    $63, Z4, Z5         // all ones where w is negative
+	VPANDQ    Z22, Z5, Z6
+	VPXORQ    Z20, Z6, Z6         // head lo
+	VPANDQ    Z23, Z5, Z7
+	VPXORQ    Z21, Z7, Z7         // head hi
+	VPADDQ    Z2, Z4, Z8          // 1 + w
+	VPXORQ    Z8, Z6, Z6          // lo = head.lo ^ (1 + w)
+	VPXORQ    Z3, Z4, Z19         // w ^ secret24
+	MULFOLD(Z1, Z19)
+	VPADDQ    Z17, Z7, Z7
+	VPXORQ    Z27, Z7, Z7         // hi = (head.hi + mulFold64(1^s16, w^s24)) ^ x01
+
+	// finishShort(lo Z6, hi Z7, 64)
+	VPADDQ  Z6, Z7, Z19
+	VPMULLQ Z25, Z6, Z6
+	VPMULLQ Z26, Z7, Z7
+	VPADDQ  Z6, Z7, Z7
+	VPADDQ  Z0, Z7, Z7
+	AVAL(Z19)
+	AVAL(Z7)
+	VPXORQ  Z6, Z6, Z6
+	VPSUBQ  Z7, Z6, Z7
+	VPADDQ  Z19, Z30, Z30
+	VPADDQ  Z7, Z29, Z29
+
+	// Lo and Hi paired: values 0, 2, 4, 6 and 1, 3, 5, 7.
+	VPUNPCKLQDQ   Z7, Z19, Z8
+	VPUNPCKHQDQ   Z7, Z19, Z9
+	MOVQ          DI, DX
+	VMOVDQU64     X8, (DX)
+	ADDQ          R12, DX
+	VMOVDQU64     X9, (DX)
+	ADDQ          R12, DX
+	VEXTRACTI64X2 $1, Z8, (DX)
+	ADDQ          R12, DX
+	VEXTRACTI64X2 $1, Z9, (DX)
+	ADDQ          R12, DX
+	VEXTRACTI64X2 $2, Z8, (DX)
+	ADDQ          R12, DX
+	VEXTRACTI64X2 $2, Z9, (DX)
+	ADDQ          R12, DX
+	VEXTRACTI64X2 $3, Z8, (DX)
+	ADDQ          R12, DX
+	VEXTRACTI64X2 $3, Z9, (DX)
+	ADDQ          R12, DX
+	MOVQ          DX, DI
+
+	ADDQ $64, SI
+	DECQ CX
+	JNZ  loop1
+
+done1:
+	VMOVDQU64 Z30, 0(R11)
+	VMOVDQU64 Z29, 64(R11)
+	VZEROUPPER
+	RET

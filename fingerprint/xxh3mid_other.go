@@ -12,3 +12,7 @@ func mid8AVX512(a *mid8Args) {
 func records2AVX512(dst *Digest, words *uint64, groups int, k *records2Key, sums *[16]uint64) {
 	panic("fingerprint: records2AVX512 without the amd64 kernel")
 }
+
+func oneWordsAVX512(out *Digest, stride int, vals *uint64, groups int, k *oneWordsKey, sums *[16]uint64) {
+	panic("fingerprint: oneWordsAVX512 without the amd64 kernel")
+}
