@@ -393,20 +393,16 @@ func Strings[O int32 | int64](k *Columnar, t Tile, col int, code normalize.TypeC
 	fr[0], fr[1] = c.id, uint64(code)
 	j := int(code - normalize.Text) // 0 TEXT, 1 BYTES
 	heads, x01 := &c.short[j], k.x01
-	var a mid8Args
-	var ds [8]Digest
+	var a midRunArgs
 	for r := 0; r < rows; r++ {
 		if midKernel && r+8 <= rows {
-			if n, ok := midGroup(&a, offsets[r:r+9], data, valid, r); ok {
-				// Eight valid values of one length of 65 to 176 bytes: the vector
-				// routine.
-				c.mid[j].sum8(&a, data, n, &ds)
-				for i, d := range ds {
-					out[(r+i)*t.Cols] = d
-					sum.Lo += d.Lo
-					sum.Hi += d.Hi
-				}
-				r += 7
+			if n, groups, step := midGroups(&a, offsets[r:], data, valid, r); groups > 0 {
+				// Groups of eight valid values of one length of 65 to 176 bytes: the
+				// vector routine.
+				s := c.mid[j].run(&a, data, n, groups, step, out[r*t.Cols:], t.Cols)
+				sum.Lo += s.Lo
+				sum.Hi += s.Hi
+				r += 8*groups - 1
 				continue
 			}
 		}
@@ -450,24 +446,42 @@ func Strings[O int32 | int64](k *Columnar, t Tile, col int, code normalize.TypeC
 	return sum, nil
 }
 
-// midGroup reports whether the eight values of offs (nine offsets) starting at row r
-// are valid, of one length n of midTextMin to midTextMax bytes, and have 8*ceil(n/8)
-// bytes readable in data from their starts; it sets a.offs to their starts.
-func midGroup[O int32 | int64](a *mid8Args, offs []O, data []byte, valid Validity, r int) (int, bool) {
-	offs = offs[:9]
-	n := int64(offs[1]) - int64(offs[0])
-	if n < midTextMin || n > midTextMax {
-		return 0, false
+// midGroups reports how many groups of eight rows from row r (offs from row r on, at
+// least nine offsets) the vector text routine can take: 0 unless the first eight values
+// are valid, of one length n of midTextMin to midTextMax bytes, with 8*ceil(n/8) bytes
+// readable in data from their starts; then, when they lie one after another, as many
+// further groups of such values as follow one after another (step 8n), else one group.
+// It sets a.offs to the first group's starts.
+func midGroups[O int32 | int64](a *midRunArgs, offs []O, data []byte, valid Validity, r int) (n int, groups int, step int64) {
+	rows := len(offs) - 1
+	n64 := int64(offs[1]) - int64(offs[0])
+	if n64 < midTextMin || n64 > midTextMax {
+		return 0, 0, 0
 	}
-	end := int64(len(data)) - 8*((n+7)>>3) // the last start with the words readable
-	for i := range a.offs {
+	end := int64(len(data)) - 8*((n64+7)>>3) // the last start with the words readable
+	ok := func(i int) bool {
 		lo := int64(offs[i])
-		if int64(offs[i+1])-lo != n || lo < 0 || lo > end || valid.Bits != nil && !valid.valid(r+i) {
-			return 0, false
-		}
-		a.offs[i] = lo
+		return int64(offs[i+1])-lo == n64 && lo >= 0 && lo <= end && (valid.Bits == nil || valid.valid(r+i))
 	}
-	return int(n), true
+	for i := range a.offs {
+		if !ok(i) {
+			return 0, 0, 0
+		}
+		a.offs[i] = int64(offs[i])
+	}
+	if a.offs[7]-a.offs[0] != 7*n64 {
+		return int(n64), 1, 0
+	}
+	groups = 1
+	for g := 8; g+8 <= rows && int64(offs[g]) == a.offs[0]+int64(g)*n64; g += 8 {
+		for i := g; i < g+8; i++ {
+			if !ok(i) {
+				return int(n64), groups, 8 * n64
+			}
+		}
+		groups++
+	}
+	return int(n64), groups, 8 * n64
 }
 
 // maxShortBytes is the longest text or bytes value whose frame (4 + ceil(n/8) words)

@@ -47,11 +47,11 @@ func TestMidText(t *testing.T) {
 		id, code := rng.Uint64N(1<<20), uint64(4+rng.IntN(2))
 		ks := newKeyedShort(&key)
 		m := newMidText(&ks, id, code)
-		data := make([]byte, 8*n+200)
+		data := make([]byte, 24*n+200) // three groups of values one after another, and slack
 		for i := range data {
 			data[i] = byte(rng.Uint32())
 		}
-		var a mid8Args
+		var a midRunArgs
 		for i := range a.offs {
 			a.offs[i] = int64(i*n + rng.IntN(7))
 		}
@@ -64,11 +64,36 @@ func TestMidText(t *testing.T) {
 		if !midKernel {
 			continue
 		}
-		var d [8]Digest
-		m.sum8(&a, data, n, &d)
-		for i, at := range a.offs {
-			if want := midWant(&key, id, code, data[at:at+int64(n)]); d[i] != want {
-				t.Fatalf("n=%d value %d: sum8 %x, xxh3 %x", n, i, d[i], want)
+		// One group at the starts above, digests every third entry; then three groups
+		// of values one after another from an odd start.
+		out := make([]Digest, 3*8)
+		sum := m.run(&a, data, n, 1, 0, out, 3)
+		var want Digest
+		for i, d := range out {
+			w := Digest{}
+			if i%3 == 0 {
+				at := a.offs[i/3]
+				w = midWant(&key, id, code, data[at:at+int64(n)])
+			}
+			if d != w {
+				t.Fatalf("n=%d entry %d: run %x, want %x", n, i, d, w)
+			}
+			want.Lo += w.Lo
+			want.Hi += w.Hi
+		}
+		if sum != want {
+			t.Fatalf("n=%d: run's sum %x, want %x", n, sum, want)
+		}
+		base := 1 + rng.IntN(7)
+		for i := range a.offs {
+			a.offs[i] = int64(base + i*n)
+		}
+		out = make([]Digest, 3*8)
+		m.run(&a, data, n, 3, int64(8*n), out, 1)
+		for i, d := range out {
+			at := base + i*n
+			if w := midWant(&key, id, code, data[at:at+n]); d != w {
+				t.Fatalf("n=%d value %d of three groups: run %x, xxh3 %x", n, i, d, w)
 			}
 		}
 	}

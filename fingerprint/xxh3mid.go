@@ -187,52 +187,57 @@ func (s *keyedShort) records2(dst []Digest, words []uint64) Digest {
 // records2Key is what records2AVX512 needs of the record key: records2's constants.
 type records2Key struct{ lo1, lo0, k23, k01, lP2 uint64 }
 
-// mid8Args is mid8AVX512's argument block (its offsets are in xxh3mid_amd64.s): eight
-// values of one length, the lanes after the key and header rounds, what the length
-// decides, and the eight digests it returns.
-type mid8Args struct {
-	data   unsafe.Pointer
-	offs   [8]int64 // the values' starts in data
-	lo, hi uint64   // midText.head's lanes
-	lP2    uint64   // l * PRIME64_2
-	rounds uint64   // rounds over message bytes 128 .. l&^31: 0 to 3
-	last   uint64   // byte offset of the last 32 bytes from a value's start: 8w-32
-	mask   uint64   // the last word's bytes
-	mmask  uint64   // mask of the last middle round's fourth word: mask when it is the last word
-	outLo  [8]uint64
-	outHi  [8]uint64
-	pf     int64 // prefetch pfLines cache lines from data+pf: the values two groups on
-	pfLine int64
+// midRunArgs is midRunAVX512's argument block (its offsets are in xxh3mid_amd64.s):
+// groups of eight values of one length, the lanes after the key and header rounds, what
+// the length decides, where the digests go, and their sums.
+type midRunArgs struct {
+	data      unsafe.Pointer
+	offs      [8]int64 // the first group's values' starts in data
+	lo, hi    uint64   // midText.head's lanes
+	lP2       uint64   // l * PRIME64_2
+	rounds    uint64   // rounds over message bytes 128 .. l&^31: 0 to 3
+	last      uint64   // byte offset of the last 32 bytes from a value's start: 8w-32
+	mask      uint64   // the last word's bytes
+	mmask     uint64   // mask of the last middle round's fourth word: mask when it is the last word
+	out       uintptr  // the routine's place in the digests (set from its out argument): no pointer, as it ends past them
+	outStride int64
+	groups    int64 // ≥ 1
+	step      int64 // bytes from a group's values to the next group's
+	pf        int64 // prefetch pfLine lines every 128 bytes from the first value's start + pf
+	pfLine    int64
+	sums      [16]uint64 // the digests' lane sums, Lo lanes then Hi lanes
 }
 
-// mid8Lane is the value whose digest lane i of mid8Args' outputs holds.
-var mid8Lane = [8]int{0, 2, 1, 3, 4, 6, 5, 7}
-
-// sum8 computes the field digests of eight values of n bytes (midTextMin ≤ n ≤
-// midTextMax) starting at a.offs in data, 8*ceil(n/8) bytes readable from each (checked
-// by the caller), into d.
-func (m *midText) sum8(a *mid8Args, data []byte, n int, d *[8]Digest) {
+// run computes the field digests of groups of eight values of n bytes (midTextMin ≤ n ≤
+// midTextMax), the first group at a.offs in data, each later one a.step bytes after the
+// one before, 8*ceil(n/8) bytes readable from every value's start (checked by the
+// caller), into out[0], out[stride], ..., and returns their sums.
+func (m *midText) run(a *midRunArgs, data []byte, n int, groups int, step int64, out []Digest, stride int) Digest {
 	w, l, lo, hi := m.head(n)
-	mask := ^uint64(0) >> (64 - 8*uint(n-8*(w-1)))
+	_ = out[(8*groups-1)*stride]
 	a.data = unsafe.Pointer(unsafe.SliceData(data))
 	a.lo, a.hi, a.lP2 = lo, hi, l*xxhPrime64_2
 	a.rounds = uint64((8+w)/4 - 4)
 	a.last = uint64(8*w - 32)
-	a.mask, a.mmask = mask, ^uint64(0)
+	a.mask = ^uint64(0) >> (64 - 8*uint(n-8*(w-1)))
+	a.mmask = ^uint64(0)
 	if w%4 == 0 {
-		a.mmask = mask
+		a.mmask = a.mask
 	}
-	// The values of a column lie one after another: prefetch the bytes of the group
-	// two groups on (the hardware prefetchers alone leave the routine waiting on memory).
+	a.outStride = int64(16 * stride)
+	a.groups, a.step = int64(groups), step
+	// The values of a column lie one after another: prefetch the bytes two groups on
+	// (the hardware prefetchers alone leave the routine waiting on memory).
 	span := a.offs[7] + int64(n) - a.offs[0]
-	a.pf, a.pfLine = a.offs[0]+2*span, 0
-	if span > 0 && a.pf+span <= int64(len(data)) {
-		a.pfLine = (span + 127) / 128
+	a.pf, a.pfLine = 2*span, (span+127)/128
+	a.sums = [16]uint64{}
+	midRunAVX512(a, &out[0])
+	var sum Digest
+	for i := range 8 {
+		sum.Lo += a.sums[i]
+		sum.Hi += a.sums[8+i]
 	}
-	mid8AVX512(a)
-	for i, r := range mid8Lane {
-		d[r] = Digest{Lo: a.outLo[i], Hi: a.outHi[i]}
-	}
+	return sum
 }
 
 // oneWordsKey is what oneWordsAVX512 needs: oneWords' head states and constants.

@@ -7,10 +7,11 @@ import "golang.org/x/sys/cpu"
 // midKernel reports whether mid8AVX512 may be used on this machine.
 var midKernel = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ && cpu.X86.HasAVX2
 
-// mid8AVX512 is midText.sum8's vector routine (xxh3mid_amd64.s).
+// midRunAVX512 is midText.run's vector routine (xxh3mid_amd64.s): the first value's
+// digest goes to out.
 //
 //go:noescape
-func mid8AVX512(a *mid8Args)
+func midRunAVX512(a *midRunArgs, out *Digest)
 
 // records2AVX512 is keyedShort.records2's vector routine (xxh3mid_amd64.s).
 //

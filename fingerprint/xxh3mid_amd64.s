@@ -2,16 +2,17 @@
 
 #include "textflag.h"
 
-// mid8AVX512 computes eight field digests of text or bytes values of one length (65 to
-// 176 bytes) on XXH3-128's 129–240-byte path, one value per 64-bit lane: midText.sum for
-// eight values at once. The caller (midText.sum8) has checked the lengths and that 8w
-// bytes are readable from every value's start, and has mixed the key and header rounds,
-// which are the same for the eight values; see mid8Args for the layout.
+// midRunAVX512 computes field digests of text or bytes values of one length (65 to 176
+// bytes) on XXH3-128's 129–240-byte path, eight values at a time, one value per 64-bit
+// lane: midText.sum for groups of eight values. The caller (midText.run) has checked the
+// lengths and that 8w bytes are readable from every value's start, and has mixed the key
+// and header rounds, which are the same for every value; see midRunArgs for the layout.
+// It writes each digest to its tile row and adds the digests to the sums.
 //
 // The 64×64→128-bit multiplications of XXH3's mix16B are built from four 32×32→64-bit
 // ones (VPMULUDQ); everything else is XXH3's arithmetic lane by lane.
 
-// Offsets into mid8Args.
+// Offsets into midRunArgs.
 #define A_DATA 0
 #define A_OFFS 8
 #define A_LO 72
@@ -21,10 +22,13 @@
 #define A_LAST 104
 #define A_MASK 112
 #define A_MMASK 120
-#define A_OUTLO 128
-#define A_OUTHI 192
-#define A_PF 256
-#define A_PFLINE 264
+#define A_OUT 128
+#define A_OUTSTRIDE 136
+#define A_GROUPS 144
+#define A_STEP 152
+#define A_PF 160
+#define A_PFLINE 168
+#define A_SUMS 176
 
 // LOAD4 loads the four message words at byte offset R12 of each of the eight values
 // (pointers AX, BX, CX, DX, SI, DI, R8, R9) and transposes them: Z0..Z3 hold word 0..3,
@@ -92,9 +96,11 @@
 	VPSRLQ  $32, x, Z12 \
 	VPXORQ  Z12, x, x
 
-// func mid8AVX512(a *mid8Args)
-TEXT ·mid8AVX512(SB), NOSPLIT, $0-8
+// func midRunAVX512(a *midRunArgs, out *Digest)
+TEXT ·midRunAVX512(SB), NOSPLIT, $0-16
 	MOVQ a+0(FP), R10
+	MOVQ out+8(FP), R11
+	MOVQ R11, A_OUT(R10)
 	MOVQ A_DATA(R10), R11
 	MOVQ A_OFFS+0(R10), AX
 	ADDQ R11, AX
@@ -113,24 +119,28 @@ TEXT ·mid8AVX512(SB), NOSPLIT, $0-8
 	MOVQ A_OFFS+56(R10), R9
 	ADDQ R11, R9
 
-	// Prefetch the lines of a later group.
-	MOVQ A_PFLINE(R10), R12
-	TESTQ R12, R12
-	JZ   start
-	MOVQ A_PF(R10), R13
-	ADDQ R11, R13
-
-prefetch:
-	PREFETCHT0 (R13)
-	ADDQ $128, R13
-	DECQ R12
-	JNZ  prefetch
-
-start:
 	MOVQ         $0xffffffff, R13
 	VPBROADCASTQ R13, Z31
 	MOVQ         $0x165667919e3779f9, R13
 	VPBROADCASTQ R13, Z24
+	VMOVDQU64    A_SUMS(R10), Z25
+	VMOVDQU64    A_SUMS+64(R10), Z26
+
+group:
+	// Prefetch the lines of a later group (a hint: it never faults).
+	MOVQ A_PFLINE(R10), R11
+	TESTQ R11, R11
+	JZ   hash
+	MOVQ A_PF(R10), R13
+	ADDQ AX, R13
+
+prefetch:
+	PREFETCHT0 (R13)
+	ADDQ $128, R13
+	DECQ R11
+	JNZ  prefetch
+
+hash:
 	VPBROADCASTQ A_LO(R10), Z28
 	VPBROADCASTQ A_HI(R10), Z29
 
@@ -190,8 +200,48 @@ last:
 	AVAL(Z29)
 	VPXORQ       Z21, Z21, Z21
 	VPSUBQ       Z29, Z21, Z29
-	VMOVDQU64    Z20, A_OUTLO(R10)
-	VMOVDQU64    Z29, A_OUTHI(R10)
+	VPADDQ       Z20, Z25, Z25
+	VPADDQ       Z29, Z26, Z26
+
+	// Lanes hold values 0, 2, 1, 3, 4, 6, 5, 7: pairing Lo and Hi gives values 0, 1,
+	// 4, 5 and 2, 3, 6, 7.
+	VPUNPCKLQDQ   Z29, Z20, Z8
+	VPUNPCKHQDQ   Z29, Z20, Z9
+	MOVQ          A_OUT(R10), R13
+	MOVQ          A_OUTSTRIDE(R10), R12
+	VMOVDQU64     X8, (R13)
+	ADDQ          R12, R13
+	VEXTRACTI64X2 $1, Z8, (R13)
+	ADDQ          R12, R13
+	VMOVDQU64     X9, (R13)
+	ADDQ          R12, R13
+	VEXTRACTI64X2 $1, Z9, (R13)
+	ADDQ          R12, R13
+	VEXTRACTI64X2 $2, Z8, (R13)
+	ADDQ          R12, R13
+	VEXTRACTI64X2 $3, Z8, (R13)
+	ADDQ          R12, R13
+	VEXTRACTI64X2 $2, Z9, (R13)
+	ADDQ          R12, R13
+	VEXTRACTI64X2 $3, Z9, (R13)
+	ADDQ          R12, R13
+	MOVQ          R13, A_OUT(R10)
+
+	// The next group's values lie step bytes on.
+	MOVQ A_STEP(R10), R12
+	ADDQ R12, AX
+	ADDQ R12, BX
+	ADDQ R12, CX
+	ADDQ R12, DX
+	ADDQ R12, SI
+	ADDQ R12, DI
+	ADDQ R12, R8
+	ADDQ R12, R9
+	DECQ A_GROUPS(R10)
+	JNZ  group
+
+	VMOVDQU64 Z25, A_SUMS(R10)
+	VMOVDQU64 Z26, A_SUMS+64(R10)
 	VZEROUPPER
 	RET
 

@@ -5,8 +5,8 @@ package fingerprint
 // midKernel is false: without the amd64 vector routine every value takes midText.sum.
 const midKernel = false
 
-func mid8AVX512(a *mid8Args) {
-	panic("fingerprint: mid8AVX512 without the amd64 kernel")
+func midRunAVX512(a *midRunArgs, out *Digest) {
+	panic("fingerprint: midRunAVX512 without the amd64 kernel")
 }
 
 func records2AVX512(dst *Digest, words *uint64, groups int, k *records2Key, sums *[16]uint64) {
