@@ -395,7 +395,7 @@ func Strings[O int32 | int64](k *Columnar, t Tile, col int, code normalize.TypeC
 	heads, x01 := &c.short[j], k.x01
 	var a midRunArgs
 	for r := 0; r < rows; r++ {
-		if midKernel && r+8 <= rows {
+		if n := offsets[r+1] - offsets[r]; midKernel && n >= midTextMin && n <= midTextMax && r+8 <= rows {
 			if n, groups, step := midGroups(&a, offsets[r:], data, valid, r); groups > 0 {
 				// Groups of eight valid values of one length of 65 to 176 bytes: the
 				// vector routine.
