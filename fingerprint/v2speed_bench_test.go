@@ -7,6 +7,23 @@ import (
 	"github.com/pipewhy/pipewhy/normalize"
 )
 
+// words32Columns returns count of BenchmarkDigestSum's 32-word records (a UINT64 and a
+// 168-byte TEXT) as columns: the uint64s, and the texts in Arrow layout.
+func words32Columns(count int) (ids []uint64, offs []int32, data []byte) {
+	ids = make([]uint64, count)
+	offs = make([]int32, count+1)
+	data = make([]byte, 0, 168*count)
+	for i := range count {
+		x := uint64(i) * 0x9e3779b97f4a7c15
+		ids[i] = uint64(i)
+		for j := range 21 {
+			data = binary.LittleEndian.AppendUint64(data, x+uint64(j))
+		}
+		offs[i+1] = int32(len(data))
+	}
+	return ids, offs, data
+}
+
 // BenchmarkWords32Parts splits BenchmarkWords32V2's path=v2-columnar (the 32-word records:
 // a UINT64 and a 168-byte TEXT, benchTile of them, in cache) into its parts, each per
 // record: the uint64 kernel, the text kernel, the record digests from the tile, and all
@@ -14,19 +31,7 @@ import (
 func BenchmarkWords32Parts(b *testing.B) {
 	const n = benchTile
 	c := mustContext(b, XXH3Columnar, Multiset)
-	ids := make([]uint64, n)
-	offs := make([]int32, n+1)
-	var text []byte
-	var w [8]byte
-	for i := range n {
-		x := uint64(i) * 0x9e3779b97f4a7c15
-		for j := range 21 {
-			binary.LittleEndian.PutUint64(w[:], x+uint64(j))
-			text = append(text, w[:]...)
-		}
-		ids[i] = uint64(i)
-		offs[i+1] = int32(len(text))
-	}
+	ids, offs, text := words32Columns(n)
 	k, err := NewColumnar(c, []uint64{1, 7})
 	if err != nil {
 		b.Fatal(err)

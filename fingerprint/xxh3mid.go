@@ -199,7 +199,7 @@ type midRunArgs struct {
 	last      uint64   // byte offset of the last 32 bytes from a value's start: 8w-32
 	mask      uint64   // the last word's bytes
 	mmask     uint64   // mask of the last middle round's fourth word: mask when it is the last word
-	out       uintptr  // the routine's place in the digests (set from its out argument): no pointer, as it ends past them
+	_         uintptr  // out: the routine's place in the digests (set from its out argument): no pointer, as it ends past them
 	outStride int64
 	groups    int64 // ≥ 1
 	step      int64 // bytes from a group's values to the next group's

@@ -96,6 +96,34 @@
 	VPSRLQ  $32, x, Z12 \
 	VPXORQ  Z12, x, x
 
+// SETUP64 sets the constants of the routines over 64-byte messages: Z31 0xffffffff,
+// Z24 the avalanche multiplier, Z25 PRIME64_1, Z26 PRIME64_4 in every lane.
+#define SETUP64 \
+	MOVQ         $0xffffffff, R13         \
+	VPBROADCASTQ R13, Z31                 \
+	MOVQ         $0x165667919e3779f9, R13 \
+	VPBROADCASTQ R13, Z24                 \
+	MOVQ         $0x9e3779b185ebca87, R13 \
+	VPBROADCASTQ R13, Z25                 \
+	MOVQ         $0x85ebca77c2b2ae63, R13 \
+	VPBROADCASTQ R13, Z26
+
+// FINISH64 is finishShort(lo, hi, 64) lane by lane (lp2 holds 64*PRIME64_2): the
+// digests' Lo to Z19, Hi to hi, both added to the sums Z30 (Lo) and Z29 (Hi). Clobbers
+// lo and Z12.
+#define FINISH64(lo, hi, lp2) \
+	VPADDQ  lo, hi, Z19 \
+	VPMULLQ Z25, lo, lo \
+	VPMULLQ Z26, hi, hi \
+	VPADDQ  lo, hi, hi  \
+	VPADDQ  lp2, hi, hi \
+	AVAL(Z19)           \
+	AVAL(hi)            \
+	VPXORQ  lo, lo, lo  \
+	VPSUBQ  hi, lo, hi  \
+	VPADDQ  Z19, Z30, Z30 \
+	VPADDQ  hi, Z29, Z29
+
 // func midRunAVX512(a *midRunArgs, out *Digest)
 TEXT ·midRunAVX512(SB), NOSPLIT, $0-16
 	MOVQ a+0(FP), R10
@@ -257,14 +285,7 @@ TEXT ·records2AVX512(SB), NOSPLIT, $0-40
 	MOVQ k+24(FP), R10
 	MOVQ sums+32(FP), R11
 
-	MOVQ         $0xffffffff, R13
-	VPBROADCASTQ R13, Z31
-	MOVQ         $0x165667919e3779f9, R13
-	VPBROADCASTQ R13, Z24
-	MOVQ         $0x9e3779b185ebca87, R13
-	VPBROADCASTQ R13, Z25
-	MOVQ         $0x85ebca77c2b2ae63, R13
-	VPBROADCASTQ R13, Z26
+	SETUP64
 	VPBROADCASTQ 0(R10), Z20  // lo1
 	VPBROADCASTQ 8(R10), Z21  // lo0
 	VPBROADCASTQ 16(R10), Z22 // k2 + k3
@@ -307,18 +328,7 @@ loop:
 	VPADDQ Z2, Z3, Z19
 	VPXORQ Z19, Z18, Z18
 
-	// finishShort(lo Z18, hi Z28, 64)
-	VPADDQ  Z18, Z28, Z19
-	VPMULLQ Z25, Z18, Z18
-	VPMULLQ Z26, Z28, Z28
-	VPADDQ  Z18, Z28, Z28
-	VPADDQ  Z27, Z28, Z28
-	AVAL(Z19)
-	AVAL(Z28)
-	VPXORQ  Z18, Z18, Z18
-	VPSUBQ  Z28, Z18, Z28
-	VPADDQ  Z19, Z30, Z30
-	VPADDQ  Z28, Z29, Z29
+	FINISH64(Z18, Z28, Z27)
 
 	// Lanes hold rows 0, 2, 1, 3, 4, 6, 5, 7: pairing Lo and Hi gives rows 0, 1, 4, 5
 	// and 2, 3, 6, 7.
@@ -353,14 +363,7 @@ TEXT ·oneWordsAVX512(SB), NOSPLIT, $0-48
 	MOVQ k+32(FP), R10
 	MOVQ sums+40(FP), R11
 
-	MOVQ         $0xffffffff, R13
-	VPBROADCASTQ R13, Z31
-	MOVQ         $0x165667919e3779f9, R13
-	VPBROADCASTQ R13, Z24
-	MOVQ         $0x9e3779b185ebca87, R13
-	VPBROADCASTQ R13, Z25
-	MOVQ         $0x85ebca77c2b2ae63, R13
-	VPBROADCASTQ R13, Z26
+	SETUP64
 	VPBROADCASTQ 0(R10), Z20  // the positive head state's lo
 	VPBROADCASTQ 8(R10), Z21  // and hi
 	VPBROADCASTQ 16(R10), Z22 // negative ^ positive: lo
@@ -391,18 +394,7 @@ loop1:
 	VPADDQ    Z17, Z7, Z7
 	VPXORQ    Z27, Z7, Z7         // hi = (head.hi + mulFold64(1^s16, w^s24)) ^ x01
 
-	// finishShort(lo Z6, hi Z7, 64)
-	VPADDQ  Z6, Z7, Z19
-	VPMULLQ Z25, Z6, Z6
-	VPMULLQ Z26, Z7, Z7
-	VPADDQ  Z6, Z7, Z7
-	VPADDQ  Z0, Z7, Z7
-	AVAL(Z19)
-	AVAL(Z7)
-	VPXORQ  Z6, Z6, Z6
-	VPSUBQ  Z7, Z6, Z7
-	VPADDQ  Z19, Z30, Z30
-	VPADDQ  Z7, Z29, Z29
+	FINISH64(Z6, Z7, Z0)
 
 	// Lo and Hi paired: values 0, 2, 4, 6 and 1, 3, 5, 7.
 	VPUNPCKLQDQ   Z7, Z19, Z8
