@@ -1,6 +1,7 @@
 package fingerprint
 
 import (
+	"encoding/binary"
 	"math/rand/v2"
 	"testing"
 
@@ -263,6 +264,20 @@ func TestWordsGroups(t *testing.T) {
 			})
 			sum, err = Uints(kc, tile, colInt, uints, Validity{})
 			check("Uints", sum, err, func(i int) []uint64 { return frame(id, normalize.Uint64, uints[i]) })
+		}
+	}
+}
+
+// TestMidSecrets requires the secret words the 129–240-byte text path uses as constants
+// to be the default secret's words at their byte offsets.
+func TestMidSecrets(t *testing.T) {
+	for off, c := range map[int]uint64{
+		3: s3, 11: s11, 19: s19, 27: s27, 35: s35, 43: s43, 48: s48, 51: s51, 56: s56, 59: s59,
+		64: s64, 67: s67, 72: s72, 75: s75, 80: s80, 83: s83, 88: s88, 91: s91, 96: s96,
+		103: s103, 104: s104, 111: s111, 112: s112, 119: s119, 120: s120, 127: s127,
+	} {
+		if want := binary.LittleEndian.Uint64(xxhSecret[off:]); c != want {
+			t.Errorf("s%d = %#x, the secret's word is %#x", off, c, want)
 		}
 	}
 }

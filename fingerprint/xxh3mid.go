@@ -15,7 +15,7 @@ import (
 // column's id and code (once per column) with 1+w and n, and every other word is loaded
 // from the value's bytes, the last one masked to its bytes (C2's zero padding). Tests
 // require it to equal xxh3.Hash128 over the built message for every length 65–176, at
-// every offset in the buffer (xxh3mid_test.go, v2speed_test.go).
+// unaligned starts in the buffer (v2speed_test.go).
 
 const (
 	midTextMin = 8*(midMinWords-4) + 1 // 65: the shortest value whose frame takes the 129–240 path
