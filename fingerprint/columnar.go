@@ -105,6 +105,7 @@ type column struct {
 	// TEXT, BYTES of n bytes: [id, code, 2 | n, x] for n = 1..8, [id, code, 3, n | x0, x1]
 	// for n = 9..16 (short[j][0] unused)
 	short [2][17]headState
+	mid   [2]midText // TEXT, BYTES of midTextMin..midTextMax bytes
 }
 
 // headState is XXH3-128's 17–128-byte path over K_F ‖ frame up to the frame's last 16
@@ -150,6 +151,7 @@ func NewColumnar(c Context, fields []uint64) (*Columnar, error) {
 		}
 		for j, code := range []uint64{uint64(normalize.Text), uint64(normalize.Bytes)} {
 			col.empty[j] = h.field([]uint64{id, code, 1, 0})
+			col.mid[j] = newMidText(&k.keys.sField, id, code)
 			for n := 1; n <= 8; n++ {
 				col.short[j][n] = head(id, code, 2, 0, 0)
 			}
@@ -311,8 +313,21 @@ func oneWords[T signed | unsigned](k *Columnar, c *column, t Tile, col int, vals
 	stride := t.Cols
 	var slo, shi uint64
 	if valid.Bits == nil {
-		for r, v := range vals {
-			w := uint64(v) // sign-extended for signed T
+		done := 0
+		if g := len(vals) / 8; midKernel && g > 0 && unsafe.Sizeof(vals[0]) == 8 {
+			// 64-bit values, eight at a time in the vector routine.
+			l := uint64(64)
+			kw := oneWordsKey{pos.lo, pos.hi, dl, dh, x, l * xxhPrime64_2}
+			var lanes [16]uint64
+			oneWordsAVX512(&out[0], 16*stride, (*uint64)(unsafe.Pointer(&vals[0])), g, &kw, &lanes)
+			for i := range 8 {
+				slo += lanes[i]
+				shi += lanes[8+i]
+			}
+			done = 8 * g
+		}
+		for r := done; r < len(vals); r++ {
+			w := uint64(vals[r]) // sign-extended for signed T
 			m := uint64(int64(w) >> 63)
 			lo, hi := tailMix(headState{pos.lo ^ dl&m, pos.hi ^ dh&m}, 1, w)
 			d := finishShort(lo, hi^x, 64)
@@ -378,7 +393,19 @@ func Strings[O int32 | int64](k *Columnar, t Tile, col int, code normalize.TypeC
 	fr[0], fr[1] = c.id, uint64(code)
 	j := int(code - normalize.Text) // 0 TEXT, 1 BYTES
 	heads, x01 := &c.short[j], k.x01
-	for r := range rows {
+	var a midRunArgs
+	for r := 0; r < rows; r++ {
+		if n := offsets[r+1] - offsets[r]; midKernel && n >= midTextMin && n <= midTextMax && r+8 <= rows {
+			if n, groups, step := midGroups(&a, offsets[r:], data, valid, r); groups > 0 {
+				// Groups of eight valid values of one length of 65 to 176 bytes: the
+				// vector routine.
+				s := c.mid[j].run(&a, data, n, groups, step, out[r*t.Cols:], t.Cols)
+				sum.Lo += s.Lo
+				sum.Hi += s.Hi
+				r += 8*groups - 1
+				continue
+			}
+		}
 		var d Digest
 		if valid.Bits != nil && !valid.valid(r) {
 			d = c.absent[1]
@@ -404,6 +431,10 @@ func Strings[O int32 | int64](k *Columnar, t Tile, col int, code normalize.TypeC
 				w1 &= ^uint64(0) >> (64 - 8*(uint64(n)-8*big))
 				l, h := tailMix(heads[n], w0, w1)
 				d = finishShort(l, h^x01, 72+8*big)
+			} else if n >= midTextMin && n <= midTextMax && lo <= int64(len(data))-8*((n+7)>>3) {
+				// 65 to 176 bytes, whole words readable: the 129–240-byte path over
+				// the value's bytes where they lie.
+				d = c.mid[j].sum(data[lo:], int(n))
 			} else {
 				d = k.bytesDigest(c, j, &fr, data, int(lo), int(hi))
 			}
@@ -413,6 +444,44 @@ func Strings[O int32 | int64](k *Columnar, t Tile, col int, code normalize.TypeC
 		sum.Hi += d.Hi
 	}
 	return sum, nil
+}
+
+// midGroups reports how many groups of eight rows from row r (offs from row r on, at
+// least nine offsets) the vector text routine can take: 0 unless the first eight values
+// are valid, of one length n of midTextMin to midTextMax bytes, with 8*ceil(n/8) bytes
+// readable in data from their starts; then, when they lie one after another, as many
+// further groups of such values as follow one after another (step 8n), else one group.
+// It sets a.offs to the first group's starts.
+func midGroups[O int32 | int64](a *midRunArgs, offs []O, data []byte, valid Validity, r int) (n int, groups int, step int64) {
+	rows := len(offs) - 1
+	n64 := int64(offs[1]) - int64(offs[0])
+	if n64 < midTextMin || n64 > midTextMax {
+		return 0, 0, 0
+	}
+	end := int64(len(data)) - 8*((n64+7)>>3) // the last start with the words readable
+	ok := func(i int) bool {
+		lo := int64(offs[i])
+		return int64(offs[i+1])-lo == n64 && lo >= 0 && lo <= end && (valid.Bits == nil || valid.valid(r+i))
+	}
+	for i := range a.offs {
+		if !ok(i) {
+			return 0, 0, 0
+		}
+		a.offs[i] = int64(offs[i])
+	}
+	if a.offs[7]-a.offs[0] != 7*n64 {
+		return int(n64), 1, 0
+	}
+	groups = 1
+	for g := 8; g+8 <= rows && int64(offs[g]) == a.offs[0]+int64(g)*n64; g += 8 {
+		for i := g; i < g+8; i++ {
+			if !ok(i) {
+				return int(n64), groups, 8 * n64
+			}
+		}
+		groups++
+	}
+	return int(n64), groups, 8 * n64
 }
 
 // maxShortBytes is the longest text or bytes value whose frame (4 + ceil(n/8) words)
@@ -566,6 +635,11 @@ func (k *Columnar) Records(dst []Digest, t Tile, first uint64) (Digest, error) {
 	words := rowWords(t)
 	n := 2 * t.Cols
 	var sum Digest
+	if !k.ordered && n == 4 {
+		// Two fields: a 64-byte message, two rounds of XXH3's 17–128-byte path (the
+		// key's halves precomputed), inlined.
+		return k.keys.sRecord.records2(dst, words), nil
+	}
 	if !k.ordered && n >= shortMinWords && n <= shortMaxWords {
 		// Up to 13 fields: XXH3's short paths, where the row lies.
 		s := &k.keys.sRecord

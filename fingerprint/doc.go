@@ -31,9 +31,11 @@
 // github.com/zeebo/xxh3, except that the hot paths do not build the message: XXH3's
 // 48–240-byte algorithms (xxh3short.go) and, on AVX2 machines, its one-block long-input
 // algorithm for 248–1024-byte messages (xxh3long_amd64.s) read the key and the words where
-// they lie. Both are XXH3 itself, not a variant: their tests require equality with
-// zeebo/xxh3 on every length they accept, and the fixture digests are checked against
-// `xxhsum -H2`.
+// they lie; the v2 column kernels hash text and bytes values of 65–176 bytes from the
+// Arrow value buffer (xxh3mid.go) and, on AVX-512 machines, eight values, one-word
+// values or two-field records at a time (xxh3mid_amd64.s). All are XXH3 itself, not a
+// variant: their tests require equality with zeebo/xxh3 on every length they accept, and
+// the fixture digests are checked against `xxhsum -H2`.
 //
 // # Version 2: xxh3-128-columnar
 //

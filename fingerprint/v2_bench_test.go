@@ -317,19 +317,7 @@ func BenchmarkWords32V2(b *testing.B) {
 // compares with BenchmarkMemRead/words=32 and BenchmarkDigestSum/xxh3-128/words=32.
 func BenchmarkColumnarPool(b *testing.B) {
 	count := benchPoolBytes / 8 / 32
-	ids := make([]uint64, count)
-	offs := make([]int32, count+1)
-	data := make([]byte, 0, 168*count)
-	var w [8]byte
-	for i := range count {
-		x := uint64(i) * 0x9e3779b97f4a7c15
-		ids[i] = uint64(i)
-		for j := range 21 {
-			binary.LittleEndian.PutUint64(w[:], x+uint64(j))
-			data = append(data, w[:]...)
-		}
-		offs[i+1] = int32(len(data))
-	}
+	ids, offs, data := words32Columns(count)
 	schema := SchemaDescriptor{RenamePolicy: RenameKeepsIdentity, Fields: []SchemaField{{ID: 1, Type: TypeInt}, {ID: 7, Type: TypeText}}}
 	c, err := NewContext(XXH3Columnar, strictID, schema, Multiset)
 	if err != nil {
