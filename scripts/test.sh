@@ -4,7 +4,8 @@
 # its package runs a second time with the duckdb_arrow build tag, which adds the tests that
 # cross-check its vector decoder against DuckDB's own Arrow export. The tools module's tests
 # (tools/mutate, the mutation tool of scripts/mutate.sh) run last, without the race detector:
-# they build one binary per mutant of their fixture.
+# they build one binary per mutant of their fixture. Package fingerprint runs once more with
+# -tags purego: its tests then check the pure-Go kernels that machines without AVX-512 use.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go vet ./...
@@ -12,4 +13,6 @@ go vet -tags duckdb_arrow ./source/duckdb/
 ./scripts/lint.sh
 go test -race -count=1 -timeout 40m ./...
 go test -race -count=1 -timeout 20m -tags duckdb_arrow -run 'CrossCheck' ./source/duckdb/
+# The fingerprint kernels' pure-Go fallback (machines without AVX-512, other architectures).
+go test -count=1 -timeout 20m -tags purego ./fingerprint/
 (cd tools && go vet ./... && go test -count=1 -timeout 20m ./...)
