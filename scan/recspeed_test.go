@@ -127,6 +127,20 @@ func TestRunTemplateRoundTrip(t *testing.T) {
 		if !slices.Equal(recs, fr.Records) || !reflect.DeepEqual(keys, wantKeys) {
 			t.Fatalf("%d entries in memory: read %v %v", n, recs, keys)
 		}
+		// Kept in memory unencoded (record resolution): the engine's records, one vary
+		// word a matching entry, the NULL keys whole with their ordinal and offset.
+		wantKept := 8 * int64(4*n+(n-nulls)+2*nulls+1+6*nulls)
+		if rp.kept != wantKept {
+			t.Fatalf("%d entries: kept plan %d bytes, want %d", n, rp.kept, wantKept)
+		}
+		kr, err := newKeptRun(fr, rp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, keys = readRun(t, &runReader{kr: kr})
+		if !slices.Equal(recs, fr.Records) || !reflect.DeepEqual(keys, wantKeys) {
+			t.Fatalf("%d entries kept: read %v %v", n, recs, keys)
+		}
 		// As a file's bytes, through a small buffer.
 		var buf bytes.Buffer
 		fw := &wordWriter{b: bufio.NewWriterSize(&buf, 16)}
@@ -140,6 +154,26 @@ func TestRunTemplateRoundTrip(t *testing.T) {
 		if !slices.Equal(recs, fr.Records) || !reflect.DeepEqual(keys, wantKeys) {
 			t.Fatalf("%d entries from a file: read %v %v", n, recs, keys)
 		}
+	}
+}
+
+// TestKeptRunWithoutTemplate: a run whose first key is not a C2 record has no template:
+// every key is kept whole, and reads back as it was.
+func TestKeptRunWithoutTemplate(t *testing.T) {
+	fr := &fingerprint.Result{Records: []uint64{1, 2, 3, 4, 5, 6, 7, 8},
+		KeyWords: []uint64{1, 2, 9, 1, 2, 1, 7, 3, 1, 5}, KeyOffsets: []uint64{0, 3, 10}}
+	sp := &spiller{}
+	rp := sp.planRun(fr, nil)
+	if rp.tmpl != nil || rp.odd != 2 || rp.kept != 8*(8+4+1+10) || rp.bytes != 8*(2+10+10) {
+		t.Fatalf("plan %+v", rp)
+	}
+	kr, err := newKeptRun(fr, rp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, keys := readRun(t, &runReader{kr: kr})
+	if !slices.Equal(recs, fr.Records) || !reflect.DeepEqual(keys, [][]uint64{{1, 2, 9}, {1, 2, 1, 7, 3, 1, 5}}) {
+		t.Fatalf("read %v %v", recs, keys)
 	}
 }
 

@@ -2,9 +2,11 @@ package scan
 
 import (
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"unsafe"
 
+	"github.com/pipewhy/pipewhy/fingerprint"
 	"github.com/pipewhy/pipewhy/snapshot"
 )
 
@@ -166,4 +168,86 @@ func (o *wordOut) close() error {
 		return err
 	}
 	return o.st.Close()
+}
+
+// keptRun is a sorted run of a record-resolution scan kept in memory without being
+// encoded: the engine's records as they are (no copy), the vary words of the keys the
+// template matches, in entry order, and the other keys whole, by entry ordinal. It
+// reads back the entries of the run's encoding (runReader), in less memory (with one
+// int64 key, 40 bytes an entry instead of 48) and without the encoding's copy.
+type keptRun struct {
+	recs     []uint64 // fingerprint.RecordStride words an entry
+	tmpl     *keyTemplate
+	vary     []uint64 // len(tmpl.vary) words per matching entry
+	odd      []uint64 // the ordinals of the entries whose key is stored whole, ascending
+	oddOff   []uint64 // len(odd)+1 offsets into oddWords
+	oddWords []uint64
+}
+
+// newKeptRun keeps run fr under the plan rp (whose counts it must meet).
+func newKeptRun(fr *fingerprint.Result, rp runPlan) (*keptRun, error) {
+	n := len(fr.Records) / fingerprint.RecordStride
+	if len(fr.KeyOffsets) != n+1 {
+		return nil, &Error{Code: CodeInternal, Op: "fingerprint", Msg: "key words differ from the engine's entries"}
+	}
+	t := rp.tmpl
+	kr := &keptRun{recs: fr.Records, tmpl: t, odd: make([]uint64, 0, rp.odd), oddOff: make([]uint64, 1, rp.odd+1),
+		oddWords: make([]uint64, 0, rp.oddWords)}
+	if t != nil {
+		kr.vary = make([]uint64, 0, rp.matched*int64(len(t.vary)))
+	}
+	for e := range n {
+		key := fr.KeyWords[fr.KeyOffsets[e]:fr.KeyOffsets[e+1]]
+		if t.match(key) {
+			for _, p := range t.vary {
+				kr.vary = append(kr.vary, key[p])
+			}
+			continue
+		}
+		kr.odd = append(kr.odd, uint64(e))
+		kr.oddWords = append(kr.oddWords, key...)
+		kr.oddOff = append(kr.oddOff, uint64(len(kr.oddWords)))
+	}
+	if kr.bytes() != rp.kept {
+		return nil, &Error{Code: CodeInternal, Op: "spill", Msg: fmt.Sprintf("run planned at %d bytes kept in %d", rp.kept, kr.bytes())}
+	}
+	return kr, nil
+}
+
+// bytes is the memory the run holds.
+func (kr *keptRun) bytes() int64 {
+	return 8 * int64(len(kr.recs)+len(kr.vary)+len(kr.odd)+len(kr.oddOff)+len(kr.oddWords))
+}
+
+// nextKept reads the next entry of rr's kept run; false after the last.
+func (rr *runReader) nextKept() (bool, error) {
+	kr, e := rr.kr, rr.e
+	if e*fingerprint.RecordStride >= len(kr.recs) {
+		return false, nil
+	}
+	copy(rr.rec[:], kr.recs[e*fingerprint.RecordStride:])
+	words := 0
+	if rr.oi < len(kr.odd) && kr.odd[rr.oi] == uint64(e) {
+		lo, hi := kr.oddOff[rr.oi], kr.oddOff[rr.oi+1]
+		if lo > hi || hi > uint64(len(kr.oddWords)) {
+			return false, errMalformed
+		}
+		rr.key = kr.oddWords[lo:hi]
+		words = int(hi - lo)
+		rr.oi++
+	} else {
+		if kr.tmpl == nil || len(kr.vary)-rr.vi < len(kr.tmpl.vary) {
+			return false, errMalformed
+		}
+		m := len(kr.tmpl.vary)
+		for i, p := range kr.tmpl.vary {
+			rr.tkey[p] = kr.vary[rr.vi+i]
+		}
+		rr.vi += m
+		rr.key = rr.tkey
+		words = m
+	}
+	rr.e++
+	rr.read += 8 * uint64(fingerprint.RecordStride+words)
+	return true, nil
 }

@@ -87,8 +87,10 @@ type spiller struct {
 	runs    []string // spill file names, in the order written
 	w       *snapshot.Writer
 	// kept is the runs held in memory instead of spill files, each encoded as a run
-	// file's words (see keep); keptBytes their size.
+	// file's words (value resolution), keptRecs those of record resolution (keptRun);
+	// keptBytes their size.
 	kept      [][]uint64
+	keptRecs  []*keptRun
 	keptBytes int64
 	nkept     int // runs kept, also once merge took them
 }
@@ -242,14 +244,17 @@ func (sp *spiller) create() error {
 // the last run (last: the read is over and no run follows) is always
 // kept, since its entries and tiles, larger than its words, are freed once encoded.
 func (sp *spiller) keep(rp runPlan, last bool) bool {
-	return last || sp.keptBytes+rp.bytes <= sp.keptMax
+	return last || sp.keptBytes+rp.kept <= sp.keptMax
 }
 
-// runPlan is how a run is encoded: its key template (nil: every key whole) and the
-// size of its encoding in bytes.
+// runPlan is how a run is encoded: its key template (nil: every key whole), the size
+// of its encoding in bytes and of it kept in memory (kept: a keptRun at record
+// resolution, the encoding at value resolution), and the counts of entries whose key
+// the template matches and of the others and their words.
 type runPlan struct {
-	tmpl  *keyTemplate
-	bytes int64
+	tmpl                   *keyTemplate
+	bytes, kept            int64
+	matched, odd, oddWords int64
 }
 
 // planRun plans the encoding of run fr (see writeRun): the header (its key template)
@@ -262,23 +267,48 @@ func (sp *spiller) planRun(fr *fingerprint.Result, tiles []runTile) runPlan {
 	if n > 0 && len(fr.KeyOffsets) == n+1 {
 		t = newKeyTemplate(fr.KeyWords[fr.KeyOffsets[0]:fr.KeyOffsets[1]])
 	}
-	w := t.headerWords() + 5*int64(n)
+	rp := runPlan{tmpl: t}
 	if len(fr.KeyOffsets) == n+1 {
 		for e := range n {
-			w += t.entryKeyWords(fr.KeyWords[fr.KeyOffsets[e]:fr.KeyOffsets[e+1]])
+			key := fr.KeyWords[fr.KeyOffsets[e]:fr.KeyOffsets[e+1]]
+			if t.match(key) {
+				rp.matched++
+			} else {
+				rp.odd++
+				rp.oddWords += int64(len(key))
+			}
 		}
 	}
+	var vary int64
+	if t != nil {
+		vary = rp.matched * int64(len(t.vary))
+	}
+	w := t.headerWords() + 5*int64(n) + vary + rp.oddWords
+	rp.kept = 8 * (4*int64(n) + vary + 2*rp.odd + 1 + rp.oddWords)
 	if sp.values {
 		for _, t := range tiles {
 			w += int64(len(t.b.Words))
 		}
 		w += -2*int64(n) + 2*int64(len(fr.Values)/fingerprint.ValueStride)
+		rp.kept = 8 * w
 	}
-	return runPlan{tmpl: t, bytes: 8 * w}
+	rp.bytes = 8 * w
+	return rp
 }
 
 // keepRun encodes run fr into memory (see keep).
 func (sp *spiller) keepRun(fr *fingerprint.Result, tiles []runTile, rp runPlan) error {
+	if !sp.values {
+		kr, err := newKeptRun(fr, rp)
+		if err != nil {
+			return err
+		}
+		sp.keptRecs = append(sp.keptRecs, kr)
+		sp.nkept++
+		sp.keptBytes += kr.bytes()
+		sp.limit = sp.cutLimit()
+		return nil
+	}
 	ww := &wordWriter{mem: true, kept: make([]uint64, 0, rp.bytes/8)}
 	if err := sp.encodeRun(ww, fr, tiles, rp.tmpl); err != nil {
 		return err
@@ -548,6 +578,10 @@ type runReader struct {
 	vals   []uint64
 	scr    []byte
 	read   uint64 // bytes read
+	// kr, when set, is the kept run read (nextKept): e is the next entry, oi the next
+	// of its odd entries, vi the next of its vary words.
+	kr        *keptRun
+	e, oi, vi int
 }
 
 // errMalformed is the error of a run whose words do not follow its format.
@@ -555,6 +589,12 @@ var errMalformed = &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run entry i
 
 // start reads the run's header (its key template); before the first next.
 func (rr *runReader) start() error {
+	if rr.kr != nil {
+		if t := rr.kr.tmpl; t != nil {
+			rr.tmpl, rr.tkey = t, slices.Clone(t.words)
+		}
+		return nil
+	}
 	var n [1]uint64
 	if err := rr.fill(n[:]); err != nil {
 		return unexpected(err)
@@ -596,6 +636,9 @@ func (rr *runReader) start() error {
 
 // next reads the next entry; false at the end of the file.
 func (rr *runReader) next() (bool, error) {
+	if rr.kr != nil {
+		return rr.nextKept()
+	}
 	err := rr.fill(rr.rec[:])
 	if err != nil {
 		if err == io.EOF {
@@ -790,7 +833,21 @@ func (sp *spiller) merge(sc *repo.Scan, keyed bool, progress func(done, total ui
 			h = append(h, rr)
 		}
 	}
-	sp.kept = nil // the readers hold them
+	for _, kr := range sp.keptRecs {
+		rr := &runReader{kr: kr}
+		total += uint64(kr.bytes())
+		if err := rr.start(); err != nil {
+			return &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run", Err: err}
+		}
+		ok, err := rr.next()
+		if err != nil {
+			return &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run", Err: err}
+		}
+		if ok {
+			h = append(h, rr)
+		}
+	}
+	sp.kept, sp.keptRecs = nil, nil // the readers hold them
 	for _, name := range sp.runs {
 		f, err := w.OpenSpill(name)
 		if err != nil {
