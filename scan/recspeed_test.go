@@ -3,6 +3,7 @@ package scan
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -10,6 +11,9 @@ import (
 	"testing"
 
 	"github.com/pipewhy/pipewhy/fingerprint"
+	"github.com/pipewhy/pipewhy/internal/hugemem"
+	"github.com/pipewhy/pipewhy/internal/testenv"
+	"github.com/pipewhy/pipewhy/normalize"
 	"github.com/pipewhy/pipewhy/snapshot"
 )
 
@@ -239,5 +243,47 @@ func TestMergeBlocksMatchMemory(t *testing.T) {
 			})
 		}
 		outWords, littleEndian = saved, savedLE
+	}
+}
+
+// TestKeptRunsAdviseHugePages: a run kept in memory is written once, front to back, into
+// memory advised for huge pages (a fault per 2 MiB, not per 4 KiB): the encoded run of
+// value resolution and the vary words of a record-resolution keptRun.
+func TestKeptRunsAdviseHugePages(t *testing.T) {
+	fr := runOf(1 << 20) // 1 Mi entries: 6.4 MiB of vary words
+	sp := &spiller{}
+	rp := sp.planRun(fr, nil)
+	kr, err := newKeptRun(fr, rp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	advised, err := hugemem.Advised(kr.vary)
+	if errors.Is(err, hugemem.ErrUnobservable) {
+		testenv.Missing(t, testenv.HugePages, "%v", err)
+	}
+	if err != nil || !advised {
+		t.Fatalf("the kept run's vary words are not advised for huge pages (%v)", err)
+	}
+	// The encoded form kept at value resolution: records of 3 words, no fields.
+	vsp := &spiller{values: true}
+	vfr := runOf(1 << 19)
+	vfr.ValueOffsets = make([]uint64, len(vfr.KeyOffsets)) // no value entries
+	vfr.Origins = make([]uint64, len(vfr.Records)/fingerprint.RecordStride)
+	for i := range vfr.Origins {
+		vfr.Origins[i] = uint64(i)
+	}
+	tile := &normalize.RecordBatch{}
+	for range vfr.Origins {
+		tile.Offsets = append(tile.Offsets, uint64(len(tile.Words)))
+		tile.Words = append(tile.Words, 1, 2, 0)
+		tile.Lengths = append(tile.Lengths, 3)
+	}
+	vrp := vsp.planRun(vfr, []runTile{{first: 0, b: tile}})
+	if err := vsp.keepRun(vfr, []runTile{{first: 0, b: tile}}, vrp); err != nil {
+		t.Fatal(err)
+	}
+	advised, err = hugemem.Advised(vsp.kept[0])
+	if err != nil || !advised {
+		t.Fatalf("the encoded kept run is not advised for huge pages (%v)", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/pipewhy/pipewhy/fingerprint"
+	"github.com/pipewhy/pipewhy/internal/hugemem"
 	"github.com/pipewhy/pipewhy/snapshot"
 )
 
@@ -195,6 +196,7 @@ func newKeptRun(fr *fingerprint.Result, rp runPlan) (*keptRun, error) {
 		oddWords: make([]uint64, 0, rp.oddWords)}
 	if t != nil {
 		kr.vary = make([]uint64, 0, rp.matched*int64(len(t.vary)))
+		hugemem.Advise(kr.vary[:cap(kr.vary)]) // written once, front to back
 	}
 	for e := range n {
 		key := fr.KeyWords[fr.KeyOffsets[e]:fr.KeyOffsets[e+1]]

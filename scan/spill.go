@@ -14,6 +14,7 @@ import (
 
 	"github.com/pipewhy/pipewhy/arrays"
 	"github.com/pipewhy/pipewhy/fingerprint"
+	"github.com/pipewhy/pipewhy/internal/hugemem"
 	"github.com/pipewhy/pipewhy/normalize"
 	"github.com/pipewhy/pipewhy/normalize/c2text"
 	"github.com/pipewhy/pipewhy/repo"
@@ -310,6 +311,9 @@ func (sp *spiller) keepRun(fr *fingerprint.Result, tiles []runTile, rp runPlan) 
 		return nil
 	}
 	ww := &wordWriter{mem: true, kept: make([]uint64, 0, rp.bytes/8)}
+	// Huge pages before the first touch: the run is written once, front to back, and a
+	// page fault per 4 KiB was most of the cost of keeping it (docs/performance.md).
+	hugemem.Advise(ww.kept[:cap(ww.kept)])
 	if err := sp.encodeRun(ww, fr, tiles, rp.tmpl); err != nil {
 		return err
 	}
