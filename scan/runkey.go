@@ -165,7 +165,7 @@ func (o *wordOut) flush() error {
 // close writes what is left and closes the stream.
 func (o *wordOut) close() error {
 	if err := o.flush(); err != nil {
-		o.st.Close() // the stream's sticky error: the same
+		_ = o.st.Close() // returns the same sticky error; it closes the file
 		return err
 	}
 	return o.st.Close()

@@ -823,32 +823,31 @@ func (sp *spiller) merge(sc *repo.Scan, keyed bool, progress func(done, total ui
 	}()
 	buf := max(4096, min(spillBuffer, int(sp.runBytes)/max(len(sp.runs), 1)))
 	h := runHeap{}
-	for _, k := range sp.kept {
-		rr := &runReader{mem: k, values: sp.values}
-		total += 8 * uint64(len(rr.mem))
-		if err := rr.start(); err != nil {
-			return &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run", Err: err}
+	// first reads a run's header and first entry and adds a run with one to the heap.
+	first := func(rr *runReader) error {
+		err := rr.start()
+		ok := false
+		if err == nil {
+			ok, err = rr.next()
 		}
-		ok, err := rr.next()
 		if err != nil {
 			return &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run", Err: err}
 		}
 		if ok {
 			h = append(h, rr)
+		}
+		return nil
+	}
+	for _, k := range sp.kept {
+		total += 8 * uint64(len(k))
+		if err := first(&runReader{mem: k, values: sp.values}); err != nil {
+			return err
 		}
 	}
 	for _, kr := range sp.keptRecs {
-		rr := &runReader{kr: kr}
 		total += uint64(kr.bytes())
-		if err := rr.start(); err != nil {
-			return &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run", Err: err}
-		}
-		ok, err := rr.next()
-		if err != nil {
-			return &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run", Err: err}
-		}
-		if ok {
-			h = append(h, rr)
+		if err := first(&runReader{kr: kr}); err != nil {
+			return err
 		}
 	}
 	sp.kept, sp.keptRecs = nil, nil // the readers hold them
@@ -862,15 +861,8 @@ func (sp *spiller) merge(sc *repo.Scan, keyed bool, progress func(done, total ui
 		if fi, err := f.Stat(); err == nil {
 			total += uint64(fi.Size())
 		}
-		if err := rr.start(); err != nil {
-			return &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run", Err: err}
-		}
-		ok, err := rr.next()
-		if err != nil {
-			return &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run", Err: err}
-		}
-		if ok {
-			h = append(h, rr)
+		if err := first(rr); err != nil {
+			return err
 		}
 	}
 	h.init()

@@ -448,7 +448,7 @@ func (st *Stream) Close() error {
 	st.closed = true
 	// Every buffer of the stream is written before its file is touched here.
 	if st.err == nil {
-		st.handoff(true)
+		_ = st.handoff(true) // a failure is st.err, reported below
 	}
 	st.buf = nil
 	delete(st.w.open, st.key)
@@ -460,7 +460,7 @@ func (st *Stream) Close() error {
 		}
 	}
 	if err := st.asyncErr(); err != nil && st.err == nil {
-		st.failWith(err)
+		_ = st.failWith(err) // st.err, reported below
 	}
 	if st.err != nil {
 		st.f.Close()
