@@ -38,8 +38,10 @@
 // their key words and the sorted copy) reaches half the budget — less while runs are
 // kept, so that it and they stay within two thirds — is sorted by the engine, written
 // as one spill file in the snapshot's staging attempt (snapshot.Writer.CreateSpill) —
-// or kept in memory in the same encoding while the kept runs fit a third of the
-// budget, as the last run always is — and replaced by a new Feed; the runs' states are summed. After the read, the runs are merged k ways into the payload streams of the
+// or kept in memory while the kept runs fit a third of the budget, as the last run
+// always is: at value resolution in the spill file's encoding, at record resolution as
+// the engine's records and the keys' payload words (keptRun) — and replaced by a new
+// Feed; runs store keys of one shape as their payload words (keyTemplate); the runs' states are summed. After the read, the runs are merged k ways into the payload streams of the
 // records, key words and offsets and, at value resolution, of the value digests and the
 // C1 value table, checking declared keys for duplicates in the merged order. The bytes
 // are those of a scan sorted in memory (TestSpillMatchesMemory); a source that fits one

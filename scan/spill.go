@@ -3,7 +3,6 @@ package scan
 import (
 	"bufio"
 	"cmp"
-	"container/heap"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/pipewhy/pipewhy/arrays"
 	"github.com/pipewhy/pipewhy/fingerprint"
+	"github.com/pipewhy/pipewhy/internal/hugemem"
 	"github.com/pipewhy/pipewhy/normalize"
 	"github.com/pipewhy/pipewhy/normalize/c2text"
 	"github.com/pipewhy/pipewhy/repo"
@@ -88,8 +88,10 @@ type spiller struct {
 	runs    []string // spill file names, in the order written
 	w       *snapshot.Writer
 	// kept is the runs held in memory instead of spill files, each encoded as a run
-	// file's words (see keep); keptBytes their size.
+	// file's words (value resolution), keptRecs those of record resolution (keptRun);
+	// keptBytes their size.
 	kept      [][]uint64
+	keptRecs  []*keptRun
 	keptBytes int64
 	nkept     int // runs kept, also once merge took them
 }
@@ -203,14 +205,15 @@ func (sp *spiller) cut() error {
 	if err := sp.ctx.Err(); err != nil {
 		return &Error{Code: CodeSource, Op: "read", Msg: "reading stopped", Err: err}
 	}
-	if sp.keep(fr, tiles, false) {
-		return sp.keepRun(fr, tiles)
+	rp := sp.planRun(fr, tiles)
+	if sp.keep(rp, false) {
+		return sp.keepRun(fr, tiles, rp)
 	}
 	if err := sp.create(); err != nil {
 		return err
 	}
 	name := fmt.Sprintf("run-%06d", len(sp.runs))
-	if err := sp.writeRun(name, fr, tiles); err != nil {
+	if err := sp.writeRun(name, fr, tiles, rp); err != nil {
 		return err
 	}
 	sp.runs = append(sp.runs, name)
@@ -241,32 +244,80 @@ func (sp *spiller) create() error {
 // the budget (keptMax), and the run being read is cut sooner beside them (cutLimit);
 // the last run (last: the read is over and no run follows) is always
 // kept, since its entries and tiles, larger than its words, are freed once encoded.
-func (sp *spiller) keep(fr *fingerprint.Result, tiles []runTile, last bool) bool {
-	return last || sp.keptBytes+sp.runWordBytes(fr, tiles) <= sp.keptMax
+func (sp *spiller) keep(rp runPlan, last bool) bool {
+	return last || sp.keptBytes+rp.kept <= sp.keptMax
 }
 
-// runWordBytes is the size of run fr's encoding (see writeRun): per entry 5 words and
-// the key words; at value resolution also per entry the record's words less
-// its 3-word header, plus 1 word and 2 per field.
-func (sp *spiller) runWordBytes(fr *fingerprint.Result, tiles []runTile) int64 {
-	n := int64(len(fr.Records) / fingerprint.RecordStride)
-	w := 5*n + int64(len(fr.KeyWords))
+// runPlan is how a run is encoded: its key template (nil: every key whole), the size
+// of its encoding in bytes and of it kept in memory (kept: a keptRun at record
+// resolution, the encoding at value resolution), and the counts of entries whose key
+// the template matches and of the others and their words.
+type runPlan struct {
+	tmpl                   *keyTemplate
+	bytes, kept            int64
+	matched, odd, oddWords int64
+}
+
+// planRun plans the encoding of run fr (see writeRun): the header (its key template)
+// and per entry 5 words and the key words (the vary words of a key its template
+// matches); at value resolution also per entry the record's words less its 3-word
+// header, plus 1 word and 2 per field.
+func (sp *spiller) planRun(fr *fingerprint.Result, tiles []runTile) runPlan {
+	n := len(fr.Records) / fingerprint.RecordStride
+	var t *keyTemplate
+	if n > 0 && len(fr.KeyOffsets) == n+1 {
+		t = newKeyTemplate(fr.KeyWords[fr.KeyOffsets[0]:fr.KeyOffsets[1]])
+	}
+	rp := runPlan{tmpl: t}
+	if len(fr.KeyOffsets) == n+1 {
+		for e := range n {
+			key := fr.KeyWords[fr.KeyOffsets[e]:fr.KeyOffsets[e+1]]
+			if t.match(key) {
+				rp.matched++
+			} else {
+				rp.odd++
+				rp.oddWords += int64(len(key))
+			}
+		}
+	}
+	var vary int64
+	if t != nil {
+		vary = rp.matched * int64(len(t.vary))
+	}
+	w := t.headerWords() + 5*int64(n) + vary + rp.oddWords
+	rp.kept = 8 * (4*int64(n) + vary + 2*rp.odd + 1 + rp.oddWords)
 	if sp.values {
 		for _, t := range tiles {
 			w += int64(len(t.b.Words))
 		}
-		w += -2*n + 2*int64(len(fr.Values)/fingerprint.ValueStride)
+		w += -2*int64(n) + 2*int64(len(fr.Values)/fingerprint.ValueStride)
+		rp.kept = 8 * w
 	}
-	return 8 * w
+	rp.bytes = 8 * w
+	return rp
 }
 
 // keepRun encodes run fr into memory (see keep).
-func (sp *spiller) keepRun(fr *fingerprint.Result, tiles []runTile) error {
-	ww := &wordWriter{mem: true, kept: make([]uint64, 0, sp.runWordBytes(fr, tiles)/8)}
-	if err := sp.encodeRun(ww, fr, tiles); err != nil {
+func (sp *spiller) keepRun(fr *fingerprint.Result, tiles []runTile, rp runPlan) error {
+	if !sp.values {
+		kr, err := newKeptRun(fr, rp)
+		if err != nil {
+			return err
+		}
+		sp.keptRecs = append(sp.keptRecs, kr)
+		sp.nkept++
+		sp.keptBytes += kr.bytes()
+		sp.limit = sp.cutLimit()
+		return nil
+	}
+	ww := &wordWriter{mem: true, kept: make([]uint64, 0, rp.bytes/8)}
+	// Huge pages before the first touch: the run is written once, front to back, and a
+	// page fault per 4 KiB was most of the cost of keeping it (docs/performance.md).
+	hugemem.Advise(ww.kept[:cap(ww.kept)])
+	if err := sp.encodeRun(ww, fr, tiles, rp.tmpl); err != nil {
 		return err
 	}
-	if len(ww.kept) != cap(ww.kept) { // keep decided on runWordBytes: it must be exact
+	if len(ww.kept) != cap(ww.kept) { // keep decided on the plan's size: it must be exact
 		return &Error{Code: CodeInternal, Op: "spill", Msg: fmt.Sprintf("run of %d words encoded into %d", cap(ww.kept), len(ww.kept))}
 	}
 	sp.kept = append(sp.kept, ww.kept)
@@ -331,8 +382,8 @@ func (sp *spiller) finish() (*fingerprint.Result, []*normalize.RecordBatch, erro
 	if err := sp.sum(fr); err != nil {
 		return nil, nil, err
 	}
-	if len(fr.Records) > 0 && sp.keep(fr, tiles, true) {
-		if err := sp.keepRun(fr, tiles); err != nil {
+	if len(fr.Records) > 0 {
+		if err := sp.keepRun(fr, tiles, sp.planRun(fr, tiles)); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -348,10 +399,15 @@ func (sp *spiller) spilled() bool { return len(sp.runs)+sp.nkept > 0 }
 // merged is the number of sorted runs merge merges: those spilled and those kept.
 func (sp *spiller) merged() int { return len(sp.runs) + sp.nkept }
 
-// A run file is a sequence of entries in the engine's order, each of little-endian
-// words:
+// A run file is a header and a sequence of entries in the engine's order, all
+// little-endian words. The header is the run's key template (keyTemplate):
+//
+//	tlen  template words (tlen)  vcount  vary positions (vcount)
+//
+// (tlen = vcount = 0: no template), each entry
 //
 //	key_lo key_hi record_lo record_hi  klen  key words (klen)
+//	                               or  compactTag|vcount  the key's vary words (vcount)
 //	and at value resolution:           vlen  value words (vlen)
 //
 // where the value words are, for each field of the record in field id order:
@@ -359,13 +415,13 @@ func (sp *spiller) merged() int { return len(sp.runs) + sp.nkept }
 // stored: the value table's ids, offsets and validity follow from the merged order.
 
 // writeRun writes the run fr (with its tiles at value resolution) to the spill file.
-func (sp *spiller) writeRun(name string, fr *fingerprint.Result, tiles []runTile) error {
+func (sp *spiller) writeRun(name string, fr *fingerprint.Result, tiles []runTile, rp runPlan) error {
 	f, err := sp.w.CreateSpill(name)
 	if err != nil {
 		return &Error{Code: CodeSpill, Op: "spill", Msg: "sorted run", Err: err}
 	}
 	ww := &wordWriter{b: bufio.NewWriterSize(f, spillBuffer)}
-	err = sp.encodeRun(ww, fr, tiles)
+	err = sp.encodeRun(ww, fr, tiles, rp.tmpl)
 	if err == nil {
 		err = ww.flush()
 	}
@@ -383,7 +439,7 @@ func (sp *spiller) writeRun(name string, fr *fingerprint.Result, tiles []runTile
 	return nil
 }
 
-func (sp *spiller) encodeRun(ww *wordWriter, fr *fingerprint.Result, tiles []runTile) error {
+func (sp *spiller) encodeRun(ww *wordWriter, fr *fingerprint.Result, tiles []runTile, t *keyTemplate) error {
 	n := len(fr.Records) / fingerprint.RecordStride
 	if len(fr.KeyOffsets) != n+1 {
 		return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "key words differ from the engine's entries"}
@@ -394,11 +450,30 @@ func (sp *spiller) encodeRun(ww *wordWriter, fr *fingerprint.Result, tiles []run
 		}
 		slices.SortFunc(tiles, func(a, b runTile) int { return cmp.Compare(a.first, b.first) })
 	}
+	if t == nil {
+		ww.words([]uint64{0, 0})
+	} else {
+		ww.word(uint64(len(t.words)))
+		ww.words(t.words)
+		ww.word(uint64(len(t.vary)))
+		for _, p := range t.vary {
+			ww.word(uint64(p))
+		}
+	}
+	var entry []uint64 // one entry's record and key words, written at once
 	for e := range n {
-		ww.words(fr.Records[e*4 : e*4+4])
 		key := fr.KeyWords[fr.KeyOffsets[e]:fr.KeyOffsets[e+1]]
-		ww.word(uint64(len(key)))
-		ww.words(key)
+		entry = append(entry[:0], fr.Records[e*4:e*4+4]...)
+		if t.match(key) {
+			entry = append(entry, compactTag|uint64(len(t.vary)))
+			for _, p := range t.vary {
+				entry = append(entry, key[p])
+			}
+		} else {
+			entry = append(entry, uint64(len(key)))
+			entry = append(entry, key...)
+		}
+		ww.words(entry)
 		if !sp.values {
 			continue
 		}
@@ -499,14 +574,75 @@ type runReader struct {
 	mem    []uint64      // the kept run's words not yet read
 	values bool
 	rec    [4]uint64
-	key    []uint64
+	key    []uint64 // the current entry's key record: full, or tkey
+	full   []uint64 // a whole key record read from a file
+	tmpl   *keyTemplate
+	tkey   []uint64 // the template with the current compact entry's vary words
+	vwords []uint64 // a compact entry's vary words read from a file
 	vals   []uint64
 	scr    []byte
 	read   uint64 // bytes read
+	// kr, when set, is the kept run read (nextKept): e is the next entry, oi the next
+	// of its odd entries, vi the next of its vary words.
+	kr        *keptRun
+	e, oi, vi int
+}
+
+// errMalformed is the error of a run whose words do not follow its format.
+var errMalformed = &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run entry is malformed"}
+
+// start reads the run's header (its key template); before the first next.
+func (rr *runReader) start() error {
+	if rr.kr != nil {
+		if t := rr.kr.tmpl; t != nil {
+			rr.tmpl, rr.tkey = t, slices.Clone(t.words)
+		}
+		return nil
+	}
+	var n [1]uint64
+	if err := rr.fill(n[:]); err != nil {
+		return unexpected(err)
+	}
+	if n[0] > 1<<32 {
+		return errMalformed
+	}
+	words, err := rr.take(nil, n[0])
+	if err != nil {
+		return err
+	}
+	if err := rr.fill(n[:]); err != nil {
+		return unexpected(err)
+	}
+	if n[0] > uint64(len(words)) {
+		return errMalformed
+	}
+	vary, err := rr.take(nil, n[0])
+	if err != nil {
+		return err
+	}
+	if len(words) == 0 {
+		return nil
+	}
+	t := &keyTemplate{words: slices.Clone(words)}
+	pos := make([]int, len(vary))
+	for i, p := range vary {
+		if p >= uint64(len(words)) {
+			return errMalformed
+		}
+		pos[i] = int(p)
+	}
+	if !t.setVary(pos) {
+		return errMalformed
+	}
+	rr.tmpl, rr.tkey = t, slices.Clone(t.words)
+	return nil
 }
 
 // next reads the next entry; false at the end of the file.
 func (rr *runReader) next() (bool, error) {
+	if rr.kr != nil {
+		return rr.nextKept()
+	}
 	err := rr.fill(rr.rec[:])
 	if err != nil {
 		if err == io.EOF {
@@ -518,18 +654,32 @@ func (rr *runReader) next() (bool, error) {
 	if err := rr.fill(n[:]); err != nil {
 		return false, unexpected(err)
 	}
-	if n[0] > 1<<32 {
-		return false, &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run entry is malformed"}
-	}
-	if rr.key, err = rr.take(rr.key, n[0]); err != nil {
-		return false, err
+	if n[0]&compactTag != 0 {
+		if rr.tmpl == nil || n[0]&^compactTag != uint64(len(rr.tmpl.vary)) {
+			return false, errMalformed
+		}
+		if rr.vwords, err = rr.take(rr.vwords, n[0]&^compactTag); err != nil {
+			return false, err
+		}
+		for i, p := range rr.tmpl.vary {
+			rr.tkey[p] = rr.vwords[i]
+		}
+		rr.key = rr.tkey
+	} else {
+		if n[0] > 1<<32 {
+			return false, errMalformed
+		}
+		if rr.full, err = rr.take(rr.full, n[0]); err != nil {
+			return false, err
+		}
+		rr.key = rr.full
 	}
 	if rr.values {
 		if err := rr.fill(n[:]); err != nil {
 			return false, unexpected(err)
 		}
 		if n[0] > 1<<40 {
-			return false, &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run entry is malformed"}
+			return false, errMalformed
 		}
 		if rr.vals, err = rr.take(rr.vals, n[0]); err != nil {
 			return false, err
@@ -594,38 +744,66 @@ func (rr *runReader) fill(dst []uint64) error {
 	return nil
 }
 
-// runHeap orders the readers by their current entry (the engine's entry order: key
-// digest, then record digest); equal entries are equal records, whose words are equal,
-// so their order does not change the bytes.
+// runHeap is a binary min-heap of the readers by their current entry (the engine's
+// entry order: key digest, then record digest); equal entries are equal records, whose
+// words are equal, so their order does not change the bytes. Its own sift rather than
+// container/heap's: no interface call per comparison, once per merged entry.
 type runHeap []*runReader
 
-func (h runHeap) Len() int { return len(h) }
-func (h runHeap) Less(i, j int) bool {
-	a, b := &h[i].rec, &h[j].rec
+func entryLess(a, b *runReader) bool {
 	for k := range 4 {
-		if a[k] != b[k] {
-			return a[k] < b[k]
+		if a.rec[k] != b.rec[k] {
+			return a.rec[k] < b.rec[k]
 		}
 	}
 	return false
 }
-func (h runHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *runHeap) Push(x any)   { *h = append(*h, x.(*runReader)) }
-func (h *runHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+
+// down restores the heap below i.
+func (h runHeap) down(i int) {
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && entryLess(h[r], h[l]) {
+			m = r
+		}
+		if !entryLess(h[m], h[i]) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
 }
 
-// mergeOut is the payload streams of the per-record arrays.
+func (h runHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+// popTop removes the least reader.
+func (h *runHeap) popTop() {
+	old := *h
+	last := len(old) - 1
+	old[0] = old[last]
+	*h = old[:last]
+	h.down(0)
+}
+
+// mergeOut is the payload streams of the per-record arrays, each written in blocks
+// (wordOut), the value table's type ids through types.
 type mergeOut struct {
-	records, keyWords, keyOffsets       *snapshot.Stream
-	values, valueOffsets                *snapshot.Stream
-	vID, vArtifact, vField, vType       *snapshot.Stream
-	vOffset, vLength, vPayload, vValid  *snapshot.Stream
+	records, keyWords, keyOffsets       *wordOut
+	values, valueOffsets                *wordOut
+	vID, vArtifact, vField              *wordOut
+	vOffset, vLength, vPayload, vValid  *wordOut
+	vType                               *snapshot.Stream
+	types                               []byte
 	keyAt, payAt, nvals, validWord, row uint64
-	tc                                  [1]byte
 }
 
 // merge k-way merges the runs into the writer's payload streams (records, key words
@@ -645,18 +823,34 @@ func (sp *spiller) merge(sc *repo.Scan, keyed bool, progress func(done, total ui
 	}()
 	buf := max(4096, min(spillBuffer, int(sp.runBytes)/max(len(sp.runs), 1)))
 	h := runHeap{}
-	for _, k := range sp.kept {
-		rr := &runReader{mem: k, values: sp.values}
-		total += 8 * uint64(len(rr.mem))
-		ok, err := rr.next()
+	// first reads a run's header and first entry and adds a run with one to the heap.
+	first := func(rr *runReader) error {
+		err := rr.start()
+		ok := false
+		if err == nil {
+			ok, err = rr.next()
+		}
 		if err != nil {
 			return &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run", Err: err}
 		}
 		if ok {
 			h = append(h, rr)
 		}
+		return nil
 	}
-	sp.kept = nil // the readers hold them
+	for _, k := range sp.kept {
+		total += 8 * uint64(len(k))
+		if err := first(&runReader{mem: k, values: sp.values}); err != nil {
+			return err
+		}
+	}
+	for _, kr := range sp.keptRecs {
+		total += uint64(kr.bytes())
+		if err := first(&runReader{kr: kr}); err != nil {
+			return err
+		}
+	}
+	sp.kept, sp.keptRecs = nil, nil // the readers hold them
 	for _, name := range sp.runs {
 		f, err := w.OpenSpill(name)
 		if err != nil {
@@ -667,15 +861,11 @@ func (sp *spiller) merge(sc *repo.Scan, keyed bool, progress func(done, total ui
 		if fi, err := f.Stat(); err == nil {
 			total += uint64(fi.Size())
 		}
-		ok, err := rr.next()
-		if err != nil {
-			return &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run", Err: err}
-		}
-		if ok {
-			h = append(h, rr)
+		if err := first(rr); err != nil {
+			return err
 		}
 	}
-	heap.Init(&h)
+	h.init()
 	out, err := sp.openStreams()
 	if err != nil {
 		return err
@@ -722,9 +912,9 @@ func (sp *spiller) merge(sc *repo.Scan, keyed bool, progress func(done, total ui
 		}
 		done += rr.read - before
 		if ok {
-			heap.Fix(&h, 0)
+			h.down(0)
 		} else {
-			heap.Pop(&h)
+			h.popTop()
 		}
 		if out.row%(1<<16) == 0 {
 			if err := sp.ctx.Err(); err != nil {
@@ -763,33 +953,38 @@ func valueKey(name string) string { return string(arrays.TableValue) + "_" + nam
 func (sp *spiller) openStreams() (*mergeOut, error) {
 	out := &mergeOut{}
 	type want struct {
-		p     **snapshot.Stream
-		key   string
-		dtype snapshot.DType
+		p   **wordOut
+		key string
 	}
-	ws := []want{{&out.records, repo.KeyRecords, snapshot.Uint64}, {&out.keyWords, repo.KeyKeyWords, snapshot.Uint64},
-		{&out.keyOffsets, repo.KeyKeyOffsets, snapshot.Uint64}}
+	ws := []want{{&out.records, repo.KeyRecords}, {&out.keyWords, repo.KeyKeyWords}, {&out.keyOffsets, repo.KeyKeyOffsets}}
 	if sp.values {
-		ws = append(ws, want{&out.values, repo.KeyValues, snapshot.Uint64}, want{&out.valueOffsets, repo.KeyValueOffsets, snapshot.Uint64},
-			want{&out.vID, valueKey("value_id"), snapshot.Uint64}, want{&out.vArtifact, valueKey("artifact_id"), snapshot.Uint64},
-			want{&out.vField, valueKey("field_id"), snapshot.Uint64}, want{&out.vType, valueKey("type_id"), snapshot.Uint8},
-			want{&out.vOffset, valueKey("payload_offset"), snapshot.Uint64}, want{&out.vLength, valueKey("payload_length"), snapshot.Uint64},
-			want{&out.vPayload, valueKey("payload_words"), snapshot.Uint64}, want{&out.vValid, valueKey("validity_bitmap"), snapshot.Uint64})
+		ws = append(ws, want{&out.values, repo.KeyValues}, want{&out.valueOffsets, repo.KeyValueOffsets},
+			want{&out.vID, valueKey("value_id")}, want{&out.vArtifact, valueKey("artifact_id")},
+			want{&out.vField, valueKey("field_id")}, want{&out.vOffset, valueKey("payload_offset")},
+			want{&out.vLength, valueKey("payload_length")}, want{&out.vPayload, valueKey("payload_words")},
+			want{&out.vValid, valueKey("validity_bitmap")})
 	}
 	for _, x := range ws {
-		st, err := sp.w.Append(x.key, x.dtype)
+		st, err := sp.w.Append(x.key, snapshot.Uint64)
 		if err != nil {
 			return nil, &Error{Code: CodePublish, Op: "publish", Msg: "snapshot store", Err: err}
 		}
-		*x.p = st
+		*x.p = newWordOut(st)
+	}
+	if sp.values {
+		st, err := sp.w.Append(valueKey("type_id"), snapshot.Uint8)
+		if err != nil {
+			return nil, &Error{Code: CodePublish, Op: "publish", Msg: "snapshot store", Err: err}
+		}
+		out.vType, out.types = st, make([]byte, 0, 8*outWords)
 	}
 	return out, nil
 }
 
-func (o *mergeOut) streams() []*snapshot.Stream {
-	all := []*snapshot.Stream{o.records, o.keyWords, o.keyOffsets, o.values, o.valueOffsets, o.vID, o.vArtifact,
-		o.vField, o.vType, o.vOffset, o.vLength, o.vPayload, o.vValid}
-	return slices.DeleteFunc(all, func(s *snapshot.Stream) bool { return s == nil })
+func (o *mergeOut) outs() []*wordOut {
+	all := []*wordOut{o.records, o.keyWords, o.keyOffsets, o.values, o.valueOffsets, o.vID, o.vArtifact,
+		o.vField, o.vOffset, o.vLength, o.vPayload, o.vValid}
+	return slices.DeleteFunc(all, func(w *wordOut) bool { return w == nil })
 }
 
 // publishErr wraps a stream error.
@@ -802,11 +997,11 @@ func publishErr(err error) error {
 
 // start writes the leading zero of the offset arrays.
 func (o *mergeOut) start() error {
-	if err := o.keyOffsets.AppendUint64(0); err != nil {
+	if err := o.keyOffsets.add(0); err != nil {
 		return publishErr(err)
 	}
 	if o.valueOffsets != nil {
-		return publishErr(o.valueOffsets.AppendUint64(0))
+		return publishErr(o.valueOffsets.add(0))
 	}
 	return nil
 }
@@ -814,14 +1009,15 @@ func (o *mergeOut) start() error {
 // entry appends one merged entry to every stream.
 func (o *mergeOut) entry(rr *runReader, art map[uint64]uint64) error {
 	o.row++
-	if err := o.records.AppendUint64(rr.rec[:]...); err != nil {
-		return publishErr(err)
-	}
-	if err := o.keyWords.AppendUint64(rr.key...); err != nil {
-		return publishErr(err)
-	}
 	o.keyAt += uint64(len(rr.key))
-	if err := o.keyOffsets.AppendUint64(o.keyAt); err != nil {
+	err := o.records.add(rr.rec[:]...)
+	if err == nil {
+		err = o.keyWords.add(rr.key...)
+	}
+	if err == nil {
+		err = o.keyOffsets.add(o.keyAt)
+	}
+	if err != nil {
 		return publishErr(err)
 	}
 	if o.values == nil {
@@ -830,36 +1026,38 @@ func (o *mergeOut) entry(rr *runReader, art map[uint64]uint64) error {
 	v := rr.vals
 	for len(v) > 0 {
 		if len(v) < 5 || v[4] > uint64(len(v)-5) {
-			return &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run entry is malformed"}
+			return errMalformed
 		}
 		fid, tc, l := v[0], v[3], v[4]
 		a, ok := art[fid]
 		if !ok || tc > 255 {
-			return &Error{Code: CodeSpill, Op: "merge", Msg: "sorted run entry is malformed"}
+			return errMalformed
 		}
 		j := o.nvals
-		err := o.values.AppendUint64(v[0], v[1], v[2])
+		err := o.values.add(v[0], v[1], v[2])
 		if err == nil {
-			err = o.vID.AppendUint64(j)
+			err = o.vID.add(j)
 		}
 		if err == nil {
-			err = o.vArtifact.AppendUint64(a)
+			err = o.vArtifact.add(a)
 		}
 		if err == nil {
-			err = o.vField.AppendUint64(fid)
+			err = o.vField.add(fid)
 		}
 		if err == nil {
-			o.tc[0] = byte(tc)
-			_, err = o.vType.Write(o.tc[:])
+			if o.types = append(o.types, byte(tc)); len(o.types) == cap(o.types) {
+				_, err = o.vType.Write(o.types)
+				o.types = o.types[:0]
+			}
 		}
 		if err == nil {
-			err = o.vOffset.AppendUint64(o.payAt)
+			err = o.vOffset.add(o.payAt)
 		}
 		if err == nil {
-			err = o.vLength.AppendUint64(l)
+			err = o.vLength.add(l)
 		}
 		if err == nil {
-			err = o.vPayload.AppendUint64(v[5 : 5+l]...)
+			err = o.vPayload.add(v[5 : 5+l]...)
 		}
 		if err != nil {
 			return publishErr(err)
@@ -870,25 +1068,35 @@ func (o *mergeOut) entry(rr *runReader, art map[uint64]uint64) error {
 		o.nvals++
 		o.payAt += l
 		if o.nvals%64 == 0 {
-			if err := o.vValid.AppendUint64(o.validWord); err != nil {
+			if err := o.vValid.add(o.validWord); err != nil {
 				return publishErr(err)
 			}
 			o.validWord = 0
 		}
 		v = v[5+l:]
 	}
-	return publishErr(o.valueOffsets.AppendUint64(o.nvals))
+	return publishErr(o.valueOffsets.add(o.nvals))
 }
 
-// close writes the validity bitmap's last word and closes every stream.
+// close writes the validity bitmap's last word and what every stream holds, and closes
+// them.
 func (o *mergeOut) close() error {
 	if o.vValid != nil && o.nvals%64 != 0 {
-		if err := o.vValid.AppendUint64(o.validWord); err != nil {
+		if err := o.vValid.add(o.validWord); err != nil {
 			return publishErr(err)
 		}
 	}
-	for _, st := range o.streams() {
-		if err := st.Close(); err != nil {
+	if o.vType != nil {
+		_, err := o.vType.Write(o.types)
+		if cerr := o.vType.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return publishErr(err)
+		}
+	}
+	for _, w := range o.outs() {
+		if err := w.close(); err != nil {
 			return publishErr(err)
 		}
 	}

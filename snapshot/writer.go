@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"crypto/sha256"
@@ -15,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/pipewhy/pipewhy/snapshot/vfs"
 )
@@ -26,7 +26,8 @@ import (
 const spillDir = "spill"
 
 // streamBuffer is the write buffer of a Stream: its writes reach the file in pieces of
-// this size, so a stream of a gigabyte costs one buffer of memory.
+// this size, so a stream of a gigabyte costs one buffer of memory (and pipeDepth more
+// per Writer in flight, see pipe).
 var streamBuffer = 1 << 20
 
 // Writer writes one snapshot as a stream: the attempt directory in root/staging is
@@ -39,7 +40,9 @@ var streamBuffer = 1 << 20
 // concurrent use.
 //
 // Payload bytes are the exact little-endian elements, as Publish writes them; each
-// stream's SHA-256 is computed as it is written, so no payload is ever held whole.
+// stream's SHA-256 is computed as it is written, so no payload is ever held whole. The
+// hashing, compression and writes of the streams run on two goroutines of their own
+// (pipe) while the caller fills the next buffer, in the order the buffers were filled.
 type Writer struct {
 	s       *Store
 	id      ID
@@ -49,6 +52,7 @@ type Writer struct {
 	spill   bool  // the spill directory was made
 	done    bool  // committed or aborted
 	failed  error // the first error of a stream: Commit refuses to publish after it
+	p       *pipe // while streams are open
 }
 
 // Create starts a streamed snapshot with the ID id: it checks that id is not
@@ -193,17 +197,104 @@ func (w *Writer) Append(key string, d DType) (*Stream, error) {
 	if err != nil {
 		return nil, w.fail(err)
 	}
-	st := &Stream{w: w, key: key, dtype: d, path: p, f: f, h: sha256.New()}
+	st := &Stream{w: w, key: key, dtype: d, path: p, f: f, h: sha256.New(), sink: f,
+		buf: make([]byte, 0, max(streamBuffer, 8))}
 	if w.s.opts.Compress {
 		// logical bytes → their SHA-256 and the block encoder → the file and its SHA-256.
 		st.stored = &countingHash{Hash: sha256.New()}
 		st.z = newZWriter(hashingWriter{f: f, h: st.stored})
-		st.b = bufio.NewWriterSize(hashingWriter{f: st.z, h: st.h}, streamBuffer)
-	} else {
-		st.b = bufio.NewWriterSize(hashingWriter{f: f, h: st.h}, streamBuffer)
+		st.sink = st.z
+	}
+	if w.p == nil {
+		w.p = newPipe()
 	}
 	w.open[key] = st
 	return st, nil
+}
+
+// pipe runs the work behind a Writer's streams on two goroutines, so that it overlaps
+// the caller's filling of the next buffer (a scan's merge): the first hashes each full
+// buffer of a stream (its logical bytes: the manifest's sha256), the second writes it
+// to the stream's sink (the file, or the block encoder, which hashes and writes the
+// stored bytes). Both take the buffers in the order they were handed over, so every
+// stream's bytes, and every file operation, happen in the order the caller wrote them:
+// the same as writing them itself. A barrier (Close) returns once every buffer handed
+// over before it is written. At most pipeDepth buffers are in flight; the pipe stops when
+// the last open stream closes, or at Abort.
+type pipe struct {
+	hash, write chan piece
+	free        chan []byte
+	made        int
+	wg          sync.WaitGroup
+}
+
+// piece is a full buffer of st, or (b nil) a barrier closing done.
+type piece struct {
+	st   *Stream
+	b    []byte
+	done chan struct{}
+}
+
+// pipeDepth bounds the buffers in flight per Writer.
+const pipeDepth = 4
+
+func newPipe() *pipe {
+	p := &pipe{hash: make(chan piece, pipeDepth+1), write: make(chan piece, pipeDepth+1), free: make(chan []byte, pipeDepth)}
+	p.wg.Go(func() {
+		defer close(p.write)
+		for pc := range p.hash {
+			if pc.b != nil && pc.st.asyncErr() == nil {
+				pc.st.h.Write(pc.b)
+			}
+			p.write <- pc
+		}
+	})
+	p.wg.Go(func() {
+		for pc := range p.write {
+			if pc.b == nil {
+				close(pc.done)
+				continue
+			}
+			if pc.st.asyncErr() == nil {
+				if _, err := pc.st.sink.Write(pc.b); err != nil {
+					pc.st.setAsyncErr(err)
+				}
+			}
+			select { // the pool keeps pipeDepth buffers; a closed stream's last one may be extra
+			case p.free <- pc.b[:0]:
+			default:
+			}
+		}
+	})
+	return p
+}
+
+// buffer returns an empty buffer of the pool, waiting for one when pipeDepth are in
+// flight.
+func (p *pipe) buffer() []byte {
+	select {
+	case b := <-p.free:
+		return b
+	default:
+	}
+	if p.made < pipeDepth {
+		p.made++
+		return make([]byte, 0, max(streamBuffer, 8))
+	}
+	return <-p.free
+}
+
+// barrier waits until every buffer of the pipe handed over before it is written.
+func (p *pipe) barrier() {
+	done := make(chan struct{})
+	p.hash <- piece{done: done}
+	<-done
+}
+
+// stop writes what is in flight and ends the goroutines.
+func (p *pipe) stop() {
+	close(p.hash)
+	p.wg.Wait()
 }
 
 // Stream is one payload being written: raw little-endian elements appended in order.
@@ -214,11 +305,15 @@ type Stream struct {
 	dtype  DType
 	path   string
 	f      vfs.File
-	h      hash.Hash
-	b      *bufio.Writer
+	h      hash.Hash // the logical bytes (the pipe's first goroutine)
+	sink   io.Writer // f, or z (the pipe's second goroutine)
+	buf    []byte    // being filled; handed to the pipe when full
 	n      uint64
 	err    error
 	closed bool
+
+	amu  sync.Mutex
+	aerr error // the first error of the pipe's writes of this stream
 
 	z      *zWriter      // compressing store: the block encoder
 	stored *countingHash // compressing store: the file's bytes
@@ -235,8 +330,49 @@ func (c *countingHash) Write(p []byte) (int, error) {
 	return c.Hash.Write(p)
 }
 
-// hashingWriter writes to f and hashes what f accepted: the stored bytes of a payload,
-// or (in front of a compressing store's block encoder) its logical bytes.
+func (st *Stream) asyncErr() error {
+	st.amu.Lock()
+	defer st.amu.Unlock()
+	return st.aerr
+}
+
+func (st *Stream) setAsyncErr(err error) {
+	st.amu.Lock()
+	st.aerr = cmp.Or(st.aerr, err)
+	st.amu.Unlock()
+}
+
+// handoff hands the buffer to the pipe and takes an empty one (none with last: the
+// stream is closing); it reports a write of an earlier buffer that failed (then
+// sticky).
+func (st *Stream) handoff(last bool) error {
+	if err := st.asyncErr(); err != nil {
+		return st.failWith(err)
+	}
+	if len(st.buf) == 0 {
+		return nil
+	}
+	p := st.w.p
+	if p == nil {
+		return st.failWith(&Error{Code: CodeInvalidArray, Op: "publish", Field: "arrays." + st.key, Msg: "write after the writer was aborted"})
+	}
+	var b []byte
+	if !last {
+		b = p.buffer()
+	}
+	p.hash <- piece{st: st, b: st.buf}
+	st.buf = b
+	return nil
+}
+
+// failWith makes err the stream's sticky error and the writer's.
+func (st *Stream) failWith(err error) error {
+	st.err = st.w.fail(err)
+	st.w.failed = st.err
+	return st.err
+}
+
+// hashingWriter writes to f and hashes what f accepted: the stored bytes of a payload.
 type hashingWriter struct {
 	f io.Writer
 	h hash.Hash
@@ -257,13 +393,20 @@ func (st *Stream) Write(p []byte) (int, error) {
 		st.err = &Error{Code: CodeInvalidArray, Op: "publish", Field: "arrays." + st.key, Msg: "write after close"}
 		return 0, st.err
 	}
-	n, err := st.b.Write(p)
-	st.n += uint64(n)
-	if err != nil {
-		st.err = st.w.fail(err)
-		st.w.failed = st.err
+	n := 0
+	for len(p) > 0 {
+		if len(st.buf) == cap(st.buf) {
+			if err := st.handoff(false); err != nil {
+				return n, err
+			}
+		}
+		k := copy(st.buf[len(st.buf):cap(st.buf)], p)
+		st.buf = st.buf[:len(st.buf)+k]
+		st.n += uint64(k)
+		n += k
+		p = p[k:]
 	}
-	return n, st.err
+	return n, nil
 }
 
 // AppendUint64 appends the elements v of a Uint64 or Int64 stream (as their bit
@@ -273,26 +416,21 @@ func (st *Stream) AppendUint64(v ...uint64) error {
 		return &Error{Code: CodeInvalidArray, Op: "publish", Field: "arrays." + st.key, Msg: "AppendUint64 on a stream of " + st.dtype.String()}
 	}
 	for len(v) > 0 {
-		// Encode straight into the buffer's free space (a flush when it is short).
+		// Encode straight into the buffer's free space (handed over when it is short).
 		if st.err != nil || st.closed {
 			_, err := st.Write(nil)
 			return err
 		}
-		if st.b.Available() < 8 {
-			if err := st.b.Flush(); err != nil {
-				st.err = st.w.fail(err)
-				st.w.failed = st.err
-				return st.err
+		if cap(st.buf)-len(st.buf) < 8 {
+			if err := st.handoff(false); err != nil {
+				return err
 			}
 		}
-		k := min(len(v), st.b.Available()/8)
-		buf := st.b.AvailableBuffer()
+		k := min(len(v), (cap(st.buf)-len(st.buf))/8)
 		for _, x := range v[:k] {
-			buf = binary.LittleEndian.AppendUint64(buf, x)
+			st.buf = binary.LittleEndian.AppendUint64(st.buf, x)
 		}
-		if _, err := st.Write(buf); err != nil {
-			return err
-		}
+		st.n += 8 * uint64(k)
 		v = v[k:]
 	}
 	return nil
@@ -308,7 +446,22 @@ func (st *Stream) Close() error {
 		return st.err
 	}
 	st.closed = true
+	// Every buffer of the stream is written before its file is touched here.
+	if st.err == nil {
+		_ = st.handoff(true) // a failure is st.err, reported below
+	}
+	st.buf = nil
 	delete(st.w.open, st.key)
+	if p := st.w.p; p != nil {
+		p.barrier()
+		if len(st.w.open) == 0 {
+			p.stop()
+			st.w.p = nil
+		}
+	}
+	if err := st.asyncErr(); err != nil && st.err == nil {
+		_ = st.failWith(err) // st.err, reported below
+	}
 	if st.err != nil {
 		st.f.Close()
 		st.w.failed = cmp.Or(st.w.failed, st.err)
@@ -320,8 +473,8 @@ func (st *Stream) Close() error {
 		st.w.failed = st.err
 		return st.err
 	}
-	err := st.b.Flush()
-	if err == nil && st.z != nil {
+	var err error
+	if st.z != nil {
 		err = st.z.Close()
 	}
 	if err == nil {
@@ -468,6 +621,10 @@ func (w *Writer) Abort() error {
 		return nil
 	}
 	w.done = true
+	if w.p != nil { // the buffers in flight are written before the files close
+		w.p.stop()
+		w.p = nil
+	}
 	for _, k := range slices.Sorted(maps.Keys(w.open)) {
 		w.open[k].f.Close()
 		delete(w.open, k)
