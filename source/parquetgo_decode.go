@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -35,11 +36,24 @@ const maxPreallocBytes = 1 << 28
 // pgBuf holds one column of the decoded row group in Arrow layout. Batches
 // share its value memory (see array); it is reset and reused for a later row
 // group only when its groupMem is released by every batch.
+//
+// The values of a row lie in one of two places. A page without nulls and
+// without dictionary indexes whose values are already in Arrow's layout
+// (INT32, INT64, FLOAT, DOUBLE, BYTE_ARRAY data) is not copied: the page is
+// retained and its rows are a page segment (segs) over parquet-go's memory.
+// Every other row is copied into the column's own buffers below (i32 ...
+// dec, offs and data), in row order: own index = row - the page segments'
+// rows before it. A column without page segments (every kind but those five,
+// and every page with nulls or a dictionary) has own index = row.
 type pgBuf struct {
-	rows  int    // rows decoded so far
-	valid []byte // validity bitmap, nil until the first null (then it covers every row so far)
-	spare []byte // the previous row group's validity bitmap, reused by ensureValid
-	bits  []byte // BOOLEAN values, bit-packed like Arrow's (LSB first)
+	rows  int     // rows decoded so far
+	segs  []pgSeg // page segments, in row order
+	paged int     // rows in segs
+	o32   []int32 // the batches' rebased 32-bit offsets (pgBytes), cut in turn
+	o64   []int64 // the same, 64-bit (pgLarge)
+	valid []byte  // validity bitmap, nil until the first null (then it covers every row so far)
+	spare []byte  // the previous row group's validity bitmap, reused by ensureValid
+	bits  []byte  // BOOLEAN values, bit-packed like Arrow's (LSB first)
 	i8    []int8
 	i16   []int16
 	i32   []int32 // INT32 values; the scratch of narrowed columns
@@ -51,9 +65,31 @@ type pgBuf struct {
 	dec   []uint64 // decimal128 values as (low, high) word pairs, Arrow's layout
 }
 
+// pgSeg is a run of rows whose values lie in one retained parquet-go page.
+type pgSeg struct {
+	row, rows int
+	paged     int      // rows of the page segments before this one
+	page      releaser // retained; released by reset
+	vals      []byte   // fixed-width values, rows of them
+	data      []byte   // BYTE_ARRAY: the page's data
+	offs      []uint32 // BYTE_ARRAY: rows+1 offsets into data (checked)
+}
+
+// releaser is a page whose memory parquet-go reference-counts: after Retain
+// it is not reused for another page until Release. Only such pages are
+// referred to instead of copied.
+type releaser interface {
+	Retain()
+	Release()
+}
+
 func (b *pgBuf) reset(k pgKind, n int, hint int64) {
 	old := *b
-	*b = pgBuf{spare: old.spare}
+	for i := range old.segs {
+		old.segs[i].page.Release()
+	}
+	clear(old.segs)
+	*b = pgBuf{spare: old.spare, segs: old.segs[:0], o32: old.o32[:0], o64: old.o64[:0]}
 	if old.valid != nil {
 		b.spare = old.valid
 	}
@@ -351,6 +387,12 @@ func (b *pgBuf) addPage(p parquet.Page, c pgCol, n int) error {
 	} else if b.valid != nil {
 		b.ensureValid(b.rows + rows)
 	}
+	if dense == rows && idx == nil && rows > 0 {
+		if r, ok := p.(releaser); ok && b.addSegment(r, vals, c.kind, rows) {
+			b.rows += rows
+			return nil
+		}
+	}
 	switch c.kind {
 	case pgBool:
 		b.addBools(vals.Boolean(), defs, rows, dense)
@@ -378,6 +420,55 @@ func (b *pgBuf) addPage(p parquet.Page, c pgCol, n int) error {
 	}
 	b.rows += rows
 	return nil
+}
+
+// addSegment makes the rows rows of page p, whose values vals are dense (no
+// nulls, no dictionary; checked by addPage), a page segment when the
+// column's kind stores them as parquet-go holds them, and reports whether it
+// did. The page is retained until reset.
+func (b *pgBuf) addSegment(p releaser, vals encoding.Values, k pgKind, rows int) bool {
+	s := pgSeg{row: b.rows, rows: rows, paged: b.paged, page: p}
+	switch k {
+	case pgInt32:
+		s.vals = arrow.Int32Traits.CastToBytes(vals.Int32()[:rows])
+	case pgInt64:
+		s.vals = arrow.Int64Traits.CastToBytes(vals.Int64()[:rows])
+	case pgFloat32:
+		s.vals = arrow.Float32Traits.CastToBytes(vals.Float()[:rows])
+	case pgFloat64:
+		s.vals = arrow.Float64Traits.CastToBytes(vals.Double()[:rows])
+	case pgBytes, pgLarge:
+		s.data, s.offs = vals.ByteArray()
+		s.offs = s.offs[:rows+1]
+	default:
+		return false
+	}
+	p.Retain()
+	b.segs = append(b.segs, s)
+	b.paged += rows
+	return true
+}
+
+// pieces calls f for rows [lo, hi) of the column, in order, one run of rows
+// in one memory at a time: rows [plo, phi) of page segment s, or, with s nil,
+// of the own buffers from own index j.
+func (b *pgBuf) pieces(lo, hi int, f func(s *pgSeg, plo, phi, j int)) {
+	k := sort.Search(len(b.segs), func(i int) bool { return b.segs[i].row+b.segs[i].rows > lo })
+	for lo < hi {
+		if k < len(b.segs) && b.segs[k].row <= lo {
+			s := &b.segs[k]
+			e := min(hi, s.row+s.rows)
+			f(s, lo, e, 0)
+			lo, k = e, k+1
+			continue
+		}
+		e, paged := hi, b.paged
+		if k < len(b.segs) {
+			e, paged = min(hi, b.segs[k].row), b.segs[k].paged
+		}
+		f(nil, lo, e, lo-paged)
+		lo = e
+	}
 }
 
 // checkOffsets checks that parquet-go's byte-array offsets are
@@ -559,32 +650,26 @@ func (b *pgBuf) array(g *groupMem, t arrow.DataType, k pgKind, lo, hi int) (arro
 	case pgInt16:
 		bufs = []*memory.Buffer{valid, g.buffer(arrow.Int16Traits.CastToBytes(b.i16[lo:hi]))}
 	case pgInt32:
-		bufs = []*memory.Buffer{valid, g.buffer(arrow.Int32Traits.CastToBytes(b.i32[lo:hi]))}
+		bufs = []*memory.Buffer{valid, b.fixed(g, arrow.Int32Traits.CastToBytes(b.i32), 4, lo, hi)}
 	case pgInt64:
-		bufs = []*memory.Buffer{valid, g.buffer(arrow.Int64Traits.CastToBytes(b.i64[lo:hi]))}
+		bufs = []*memory.Buffer{valid, b.fixed(g, arrow.Int64Traits.CastToBytes(b.i64), 8, lo, hi)}
 	case pgFloat32:
-		bufs = []*memory.Buffer{valid, g.buffer(arrow.Float32Traits.CastToBytes(b.f32[lo:hi]))}
+		bufs = []*memory.Buffer{valid, b.fixed(g, arrow.Float32Traits.CastToBytes(b.f32), 4, lo, hi)}
 	case pgFloat64:
-		bufs = []*memory.Buffer{valid, g.buffer(arrow.Float64Traits.CastToBytes(b.f64[lo:hi]))}
+		bufs = []*memory.Buffer{valid, b.fixed(g, arrow.Float64Traits.CastToBytes(b.f64), 8, lo, hi)}
 	case pgDec32, pgDec64, pgDecFixed:
 		bufs = []*memory.Buffer{valid, g.buffer(arrow.Uint64Traits.CastToBytes(b.dec[2*lo : 2*hi]))}
 	case pgBytes:
-		o0, o1 := b.offs[lo], b.offs[hi]
-		if o1-o0 > math.MaxInt32 {
+		if b.dataLen(lo, hi) > math.MaxInt32 {
 			return nil, fmt.Errorf("more than 2 GiB of values in one batch")
 		}
-		offs := make([]int32, n+1)
-		for i := range offs {
-			offs[i] = int32(b.offs[lo+i] - o0)
-		}
-		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offs)), g.buffer(b.data[o0:o1])}
+		offs := cut(&b.o32, n+1, b.rows)
+		data := byteRows(b, g, offs, lo, hi)
+		bufs = []*memory.Buffer{valid, g.buffer(arrow.Int32Traits.CastToBytes(offs)), data}
 	case pgLarge:
-		o0, o1 := b.offs[lo], b.offs[hi]
-		offs := make([]int64, n+1)
-		for i := range offs {
-			offs[i] = b.offs[lo+i] - o0
-		}
-		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(offs)), g.buffer(b.data[o0:o1])}
+		offs := cut(&b.o64, n+1, b.rows)
+		data := byteRows(b, g, offs, lo, hi)
+		bufs = []*memory.Buffer{valid, g.buffer(arrow.Int64Traits.CastToBytes(offs)), data}
 	default:
 		return nil, fmt.Errorf("no layout for column kind %d", k)
 	}
@@ -596,6 +681,103 @@ func (b *pgBuf) array(g *groupMem, t arrow.DataType, k pgKind, lo, hi int) (arro
 		}
 	}
 	return array.MakeFromData(d), nil
+}
+
+// fixed returns rows [lo, hi) of a fixed-width column of w bytes a value
+// whose own buffer is own: memory of g when the rows lie in one memory (the
+// own buffer or one page), else a copy (a batch across a page boundary).
+func (b *pgBuf) fixed(g *groupMem, own []byte, w, lo, hi int) *memory.Buffer {
+	var one, cat []byte
+	pieces := 0
+	b.pieces(lo, hi, func(s *pgSeg, plo, phi, j int) {
+		var v []byte
+		if s != nil {
+			v = s.vals[(plo-s.row)*w : (phi-s.row)*w]
+		} else {
+			v = own[j*w : (j+phi-plo)*w]
+		}
+		if pieces++; pieces == 1 {
+			one = v
+			return
+		}
+		if cat == nil {
+			cat = append(make([]byte, 0, (hi-lo)*w), one...)
+		}
+		cat = append(cat, v...)
+	})
+	if pieces > 1 {
+		return memory.NewBufferBytes(cat)
+	}
+	return g.buffer(one)
+}
+
+// dataLen is the bytes of values of rows [lo, hi) of a byte-array column.
+func (b *pgBuf) dataLen(lo, hi int) int64 {
+	var n int64
+	b.pieces(lo, hi, func(s *pgSeg, plo, phi, j int) {
+		if s != nil {
+			n += int64(s.offs[phi-s.row]) - int64(s.offs[plo-s.row])
+		} else {
+			n += b.offs[j+phi-plo] - b.offs[j]
+		}
+	})
+	return n
+}
+
+// byteRows writes the offsets of rows [lo, hi) of a byte-array column,
+// rebased to start at 0, into offs (hi-lo+1 entries), and returns their
+// values' data: memory of g when the rows lie in one memory, else a copy.
+// The caller has checked that the data fits O.
+func byteRows[O int32 | int64](b *pgBuf, g *groupMem, offs []O, lo, hi int) *memory.Buffer {
+	var one, cat []byte
+	pieces, at := 0, 0 // at: offs entries written after offs[0]
+	var base O
+	offs[0] = 0
+	b.pieces(lo, hi, func(s *pgSeg, plo, phi, j int) {
+		var d []byte
+		out := offs[at+1 : at+1+phi-plo]
+		if s != nil {
+			po := s.offs[plo-s.row : phi-s.row+1]
+			d = s.data[po[0]:po[len(po)-1]]
+			for i, o := range po[1:] {
+				out[i] = base + O(o-po[0])
+			}
+		} else {
+			oo := b.offs[j : j+phi-plo+1]
+			d = b.data[oo[0]:oo[len(oo)-1]]
+			for i, o := range oo[1:] {
+				out[i] = base + O(o-oo[0])
+			}
+		}
+		at += phi - plo
+		base += O(len(d))
+		if pieces++; pieces == 1 {
+			one = d
+			return
+		}
+		if cat == nil {
+			cat = append(make([]byte, 0, b.dataLen(lo, hi)), one...)
+		}
+		cat = append(cat, d...)
+	})
+	if pieces > 1 {
+		return memory.NewBufferBytes(cat)
+	}
+	return g.buffer(one)
+}
+
+// cut returns n entries of *arena, row group memory for one batch's offsets
+// (rebased for the batch, so not shareable between batches). The arena is
+// emptied by reset and sized for a row group of rows rows in batches; it is
+// replaced by a larger one when full (batches of a few rows each), the old
+// one staying with the batches that use it.
+func cut[O int32 | int64](arena *[]O, n, rows int) []O {
+	a := *arena
+	if cap(a)-len(a) < n {
+		a = make([]O, 0, max(n, rows+rows/8+64, 2*cap(a)))
+	}
+	*arena = a[:len(a)+n]
+	return a[len(a) : len(a)+n : len(a)+n]
 }
 
 // newRecord builds a record of cols and releases them (the record holds
