@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -37,23 +36,23 @@ const maxPreallocBytes = 1 << 28
 // share its value memory (see array); it is reset and reused for a later row
 // group only when its groupMem is released by every batch.
 //
-// The values of a row lie in one of two places. A page without nulls and
-// without dictionary indexes whose values are already in Arrow's layout
-// (INT32, INT64, FLOAT, DOUBLE, BYTE_ARRAY data) is not copied: the page is
-// retained and its rows are a page segment (segs) over parquet-go's memory.
-// Every other row is copied into the column's own buffers below (i32 ...
-// dec, offs and data), in row order: own index = row - the page segments'
-// rows before it. A column without page segments (every kind but those five,
-// and every page with nulls or a dictionary) has own index = row.
+// A row group whose column chunk is one page without nulls and without
+// dictionary indexes (as DuckDB writes them), of a kind that parquet-go
+// already holds in Arrow's layout (INT32, INT64, FLOAT, DOUBLE, BYTE_ARRAY),
+// is not copied: page is that page, retained until reset, and pvals (fixed
+// width) or pdata and poffs (byte arrays) are its values. Otherwise the
+// values are copied into the own buffers (i32 ... dec, offs and data).
 type pgBuf struct {
-	rows  int     // rows decoded so far
-	segs  []pgSeg // page segments, in row order
-	paged int     // rows in segs
-	o32   []int32 // the batches' rebased 32-bit offsets (pgBytes), cut in turn
-	o64   []int64 // the same, 64-bit (pgLarge)
-	valid []byte  // validity bitmap, nil until the first null (then it covers every row so far)
-	spare []byte  // the previous row group's validity bitmap, reused by ensureValid
-	bits  []byte  // BOOLEAN values, bit-packed like Arrow's (LSB first)
+	rows  int      // rows decoded so far
+	page  releaser // the retained page holding every row, or nil
+	pvals []byte   // page: fixed-width values, one per row
+	pdata []byte   // page: BYTE_ARRAY data
+	poffs []uint32 // page: BYTE_ARRAY offsets into pdata, rows+1 of them (checked)
+	o32   []int32  // the batches' rebased 32-bit offsets (pgBytes), cut in turn
+	o64   []int64  // the same, 64-bit (pgLarge)
+	valid []byte   // validity bitmap, nil until the first null (then it covers every row so far)
+	spare []byte   // the previous row group's validity bitmap, reused by ensureValid
+	bits  []byte   // BOOLEAN values, bit-packed like Arrow's (LSB first)
 	i8    []int8
 	i16   []int16
 	i32   []int32 // INT32 values; the scratch of narrowed columns
@@ -63,16 +62,6 @@ type pgBuf struct {
 	offs  []int64 // BYTE_ARRAY offsets into data, offs[0] = 0
 	data  []byte
 	dec   []uint64 // decimal128 values as (low, high) word pairs, Arrow's layout
-}
-
-// pgSeg is a run of rows whose values lie in one retained parquet-go page.
-type pgSeg struct {
-	row, rows int
-	paged     int      // rows of the page segments before this one
-	page      releaser // retained; released by reset
-	vals      []byte   // fixed-width values, rows of them
-	data      []byte   // BYTE_ARRAY: the page's data
-	offs      []uint32 // BYTE_ARRAY: rows+1 offsets into data (checked)
 }
 
 // releaser is a page whose memory parquet-go reference-counts: after Retain
@@ -85,11 +74,10 @@ type releaser interface {
 
 func (b *pgBuf) reset(k pgKind, n int, hint int64) {
 	old := *b
-	for i := range old.segs {
-		old.segs[i].page.Release()
+	if old.page != nil {
+		old.page.Release()
 	}
-	clear(old.segs)
-	*b = pgBuf{spare: old.spare, segs: old.segs[:0], o32: old.o32[:0], o64: old.o64[:0]}
+	*b = pgBuf{spare: old.spare, o32: old.o32[:0], o64: old.o64[:0]}
 	if old.valid != nil {
 		b.spare = old.valid
 	}
@@ -387,8 +375,13 @@ func (b *pgBuf) addPage(p parquet.Page, c pgCol, n int) error {
 	} else if b.valid != nil {
 		b.ensureValid(b.rows + rows)
 	}
-	if dense == rows && idx == nil && rows > 0 {
-		if r, ok := p.(releaser); ok && b.addSegment(r, vals, c.kind, rows) {
+	// A dense page that holds the whole row group (one page per column
+	// chunk, as DuckDB writes them) is referred to instead of copied. Pages
+	// of a chunk of several are copied: retaining each would take a
+	// decompression buffer per page (parquet-go's pool, not advised for huge
+	// pages, so faulted in page by page), where one serves them all.
+	if dense == rows && idx == nil && rows == n && b.rows == 0 {
+		if r, ok := p.(releaser); ok && b.refer(r, vals, c.kind, rows) {
 			b.rows += rows
 			return nil
 		}
@@ -422,53 +415,29 @@ func (b *pgBuf) addPage(p parquet.Page, c pgCol, n int) error {
 	return nil
 }
 
-// addSegment makes the rows rows of page p, whose values vals are dense (no
-// nulls, no dictionary; checked by addPage), a page segment when the
-// column's kind stores them as parquet-go holds them, and reports whether it
-// did. The page is retained until reset.
-func (b *pgBuf) addSegment(p releaser, vals encoding.Values, k pgKind, rows int) bool {
-	s := pgSeg{row: b.rows, rows: rows, paged: b.paged, page: p}
+// refer makes page p, whose rows values vals are dense (no nulls, no
+// dictionary; checked by addPage) and hold the whole row group, the column's
+// memory when the column's kind stores them as parquet-go holds them, and
+// reports whether it did. The page is retained until reset.
+func (b *pgBuf) refer(p releaser, vals encoding.Values, k pgKind, rows int) bool {
 	switch k {
 	case pgInt32:
-		s.vals = arrow.Int32Traits.CastToBytes(vals.Int32()[:rows])
+		b.pvals = arrow.Int32Traits.CastToBytes(vals.Int32()[:rows])
 	case pgInt64:
-		s.vals = arrow.Int64Traits.CastToBytes(vals.Int64()[:rows])
+		b.pvals = arrow.Int64Traits.CastToBytes(vals.Int64()[:rows])
 	case pgFloat32:
-		s.vals = arrow.Float32Traits.CastToBytes(vals.Float()[:rows])
+		b.pvals = arrow.Float32Traits.CastToBytes(vals.Float()[:rows])
 	case pgFloat64:
-		s.vals = arrow.Float64Traits.CastToBytes(vals.Double()[:rows])
+		b.pvals = arrow.Float64Traits.CastToBytes(vals.Double()[:rows])
 	case pgBytes, pgLarge:
-		s.data, s.offs = vals.ByteArray()
-		s.offs = s.offs[:rows+1]
+		data, offs := vals.ByteArray()
+		b.pdata, b.poffs = data, offs[:rows+1]
 	default:
 		return false
 	}
 	p.Retain()
-	b.segs = append(b.segs, s)
-	b.paged += rows
+	b.page = p
 	return true
-}
-
-// pieces calls f for rows [lo, hi) of the column, in order, one run of rows
-// in one memory at a time: rows [plo, phi) of page segment s, or, with s nil,
-// of the own buffers from own index j.
-func (b *pgBuf) pieces(lo, hi int, f func(s *pgSeg, plo, phi, j int)) {
-	k := sort.Search(len(b.segs), func(i int) bool { return b.segs[i].row+b.segs[i].rows > lo })
-	for lo < hi {
-		if k < len(b.segs) && b.segs[k].row <= lo {
-			s := &b.segs[k]
-			e := min(hi, s.row+s.rows)
-			f(s, lo, e, 0)
-			lo, k = e, k+1
-			continue
-		}
-		e, paged := hi, b.paged
-		if k < len(b.segs) {
-			e, paged = min(hi, b.segs[k].row), b.segs[k].paged
-		}
-		f(nil, lo, e, lo-paged)
-		lo = e
-	}
 }
 
 // checkOffsets checks that parquet-go's byte-array offsets are
@@ -623,9 +592,10 @@ func (b *pgBuf) addBytes(data []byte, offs []uint32, idx []int32, defs []byte, r
 
 // array returns rows [lo, hi) of the column as an Arrow array of type t. The
 // values (fixed-width values, byte-array data) are not copied: they are
-// buffers over b's memory that hold references to g, which owns b (see
-// groupMem). The validity bitmap, bit-packed booleans and the offsets
-// (rebased to start at 0) are small and made for the batch, so every buffer
+// buffers over b's memory (or its page's) that hold references to g, which
+// owns b (see groupMem). Byte-array offsets are rebased to start at 0 into
+// row group memory cut for this batch (cut); the validity bitmap and
+// bit-packed booleans are small and made for the batch. So every buffer
 // starts at the batch's first row and holds only its rows (the scan's
 // read-ahead budget counts buffer lengths).
 func (b *pgBuf) array(g *groupMem, t arrow.DataType, k pgKind, lo, hi int) (arrow.Array, error) {
@@ -650,26 +620,44 @@ func (b *pgBuf) array(g *groupMem, t arrow.DataType, k pgKind, lo, hi int) (arro
 	case pgInt16:
 		bufs = []*memory.Buffer{valid, g.buffer(arrow.Int16Traits.CastToBytes(b.i16[lo:hi]))}
 	case pgInt32:
-		bufs = []*memory.Buffer{valid, b.fixed(g, arrow.Int32Traits.CastToBytes(b.i32), 4, lo, hi)}
+		bufs = []*memory.Buffer{valid, g.buffer(b.fixed(arrow.Int32Traits.CastToBytes(b.i32), 4, lo, hi))}
 	case pgInt64:
-		bufs = []*memory.Buffer{valid, b.fixed(g, arrow.Int64Traits.CastToBytes(b.i64), 8, lo, hi)}
+		bufs = []*memory.Buffer{valid, g.buffer(b.fixed(arrow.Int64Traits.CastToBytes(b.i64), 8, lo, hi))}
 	case pgFloat32:
-		bufs = []*memory.Buffer{valid, b.fixed(g, arrow.Float32Traits.CastToBytes(b.f32), 4, lo, hi)}
+		bufs = []*memory.Buffer{valid, g.buffer(b.fixed(arrow.Float32Traits.CastToBytes(b.f32), 4, lo, hi))}
 	case pgFloat64:
-		bufs = []*memory.Buffer{valid, b.fixed(g, arrow.Float64Traits.CastToBytes(b.f64), 8, lo, hi)}
+		bufs = []*memory.Buffer{valid, g.buffer(b.fixed(arrow.Float64Traits.CastToBytes(b.f64), 8, lo, hi))}
 	case pgDec32, pgDec64, pgDecFixed:
 		bufs = []*memory.Buffer{valid, g.buffer(arrow.Uint64Traits.CastToBytes(b.dec[2*lo : 2*hi]))}
-	case pgBytes:
-		if b.dataLen(lo, hi) > math.MaxInt32 {
-			return nil, fmt.Errorf("more than 2 GiB of values in one batch")
+	case pgBytes, pgLarge:
+		var data []byte
+		if b.page != nil {
+			data = b.pdata[b.poffs[lo]:b.poffs[hi]]
+		} else {
+			data = b.data[b.offs[lo]:b.offs[hi]]
 		}
-		offs := cut(&b.o32, n+1, b.rows)
-		data := byteRows(b, g, offs, lo, hi)
-		bufs = []*memory.Buffer{valid, g.buffer(arrow.Int32Traits.CastToBytes(offs)), data}
-	case pgLarge:
-		offs := cut(&b.o64, n+1, b.rows)
-		data := byteRows(b, g, offs, lo, hi)
-		bufs = []*memory.Buffer{valid, g.buffer(arrow.Int64Traits.CastToBytes(offs)), data}
+		var offs []byte
+		if k == pgBytes {
+			if len(data) > math.MaxInt32 {
+				return nil, fmt.Errorf("more than 2 GiB of values in one batch")
+			}
+			o := cut(&b.o32, n+1, b.rows)
+			if b.page != nil {
+				rebase(o, b.poffs[lo:hi+1])
+			} else {
+				rebase(o, b.offs[lo:hi+1])
+			}
+			offs = arrow.Int32Traits.CastToBytes(o)
+		} else {
+			o := cut(&b.o64, n+1, b.rows)
+			if b.page != nil {
+				rebase(o, b.poffs[lo:hi+1])
+			} else {
+				rebase(o, b.offs[lo:hi+1])
+			}
+			offs = arrow.Int64Traits.CastToBytes(o)
+		}
+		bufs = []*memory.Buffer{valid, g.buffer(offs), g.buffer(data)}
 	default:
 		return nil, fmt.Errorf("no layout for column kind %d", k)
 	}
@@ -683,87 +671,23 @@ func (b *pgBuf) array(g *groupMem, t arrow.DataType, k pgKind, lo, hi int) (arro
 	return array.MakeFromData(d), nil
 }
 
-// fixed returns rows [lo, hi) of a fixed-width column of w bytes a value
-// whose own buffer is own: memory of g when the rows lie in one memory (the
-// own buffer or one page), else a copy (a batch across a page boundary).
-func (b *pgBuf) fixed(g *groupMem, own []byte, w, lo, hi int) *memory.Buffer {
-	var one, cat []byte
-	pieces := 0
-	b.pieces(lo, hi, func(s *pgSeg, plo, phi, j int) {
-		var v []byte
-		if s != nil {
-			v = s.vals[(plo-s.row)*w : (phi-s.row)*w]
-		} else {
-			v = own[j*w : (j+phi-plo)*w]
-		}
-		if pieces++; pieces == 1 {
-			one = v
-			return
-		}
-		if cat == nil {
-			cat = append(make([]byte, 0, (hi-lo)*w), one...)
-		}
-		cat = append(cat, v...)
-	})
-	if pieces > 1 {
-		return memory.NewBufferBytes(cat)
+// fixed returns the bytes of rows [lo, hi) of a fixed-width column of w
+// bytes a value whose own buffer is own: the page's memory when the column
+// refers to one.
+func (b *pgBuf) fixed(own []byte, w, lo, hi int) []byte {
+	if b.page != nil {
+		return b.pvals[lo*w : hi*w]
 	}
-	return g.buffer(one)
+	return own[lo*w : hi*w]
 }
 
-// dataLen is the bytes of values of rows [lo, hi) of a byte-array column.
-func (b *pgBuf) dataLen(lo, hi int) int64 {
-	var n int64
-	b.pieces(lo, hi, func(s *pgSeg, plo, phi, j int) {
-		if s != nil {
-			n += int64(s.offs[phi-s.row]) - int64(s.offs[plo-s.row])
-		} else {
-			n += b.offs[j+phi-plo] - b.offs[j]
-		}
-	})
-	return n
-}
-
-// byteRows writes the offsets of rows [lo, hi) of a byte-array column,
-// rebased to start at 0, into offs (hi-lo+1 entries), and returns their
-// values' data: memory of g when the rows lie in one memory, else a copy.
-// The caller has checked that the data fits O.
-func byteRows[O int32 | int64](b *pgBuf, g *groupMem, offs []O, lo, hi int) *memory.Buffer {
-	var one, cat []byte
-	pieces, at := 0, 0 // at: offs entries written after offs[0]
-	var base O
-	offs[0] = 0
-	b.pieces(lo, hi, func(s *pgSeg, plo, phi, j int) {
-		var d []byte
-		out := offs[at+1 : at+1+phi-plo]
-		if s != nil {
-			po := s.offs[plo-s.row : phi-s.row+1]
-			d = s.data[po[0]:po[len(po)-1]]
-			for i, o := range po[1:] {
-				out[i] = base + O(o-po[0])
-			}
-		} else {
-			oo := b.offs[j : j+phi-plo+1]
-			d = b.data[oo[0]:oo[len(oo)-1]]
-			for i, o := range oo[1:] {
-				out[i] = base + O(o-oo[0])
-			}
-		}
-		at += phi - plo
-		base += O(len(d))
-		if pieces++; pieces == 1 {
-			one = d
-			return
-		}
-		if cat == nil {
-			cat = append(make([]byte, 0, b.dataLen(lo, hi)), one...)
-		}
-		cat = append(cat, d...)
-	})
-	if pieces > 1 {
-		return memory.NewBufferBytes(cat)
+// rebase writes the offsets in, less in[0], to out (as many). The caller has
+// checked that they fit O.
+func rebase[O int32 | int64, I uint32 | int64](out []O, in []I) {
+	o0 := in[0]
+	for i, o := range in[:len(out)] {
+		out[i] = O(o - o0)
 	}
-	return g.buffer(one)
 }
 
 // cut returns n entries of *arena, row group memory for one batch's offsets
