@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -396,5 +397,34 @@ func TestPqSpeedHeldAfterClose(t *testing.T) {
 		requireRows(t, "held after close", want, row, rec)
 		row += int(rec.NumRows())
 		rec.Release()
+	}
+}
+
+// TestPqSpeedCountDefs: countDefs counts the levels that are 1 and reports the first
+// level above 1, wherever it lies (in a full 8-level word or in the tail), checked
+// against a level-by-level count on random levels.
+func TestPqSpeedCountDefs(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 63))
+	for range 2000 {
+		defs := make([]byte, r.IntN(40))
+		for i := range defs {
+			defs[i] = byte(r.IntN(2))
+		}
+		if len(defs) > 0 && r.IntN(3) == 0 {
+			for range 1 + r.IntN(2) {
+				defs[r.IntN(len(defs))] = byte(2 + r.IntN(254))
+			}
+		}
+		want, wantBad := 0, byte(0)
+		for _, d := range defs {
+			if d > 1 {
+				want, wantBad = 0, d
+				break
+			}
+			want += int(d)
+		}
+		if n, bad := countDefs(defs); n != want || bad != wantBad {
+			t.Fatalf("countDefs(%v) = %d, %d; want %d, %d", defs, n, bad, want, wantBad)
+		}
 	}
 }
