@@ -662,21 +662,9 @@ func (b *pgBuf) array(g *groupMem, t arrow.DataType, k pgKind, lo, hi int) (arro
 			if len(data) > math.MaxInt32 {
 				return nil, fmt.Errorf("more than 2 GiB of values in one batch")
 			}
-			o := cut(&b.o32, n+1, b.rows)
-			if b.page != nil {
-				rebase(o, b.poffs[lo:hi+1])
-			} else {
-				rebase(o, b.offs[lo:hi+1])
-			}
-			offs = arrow.Int32Traits.CastToBytes(o)
+			offs = arrow.Int32Traits.CastToBytes(batchOffsets(b, &b.o32, lo, hi))
 		} else {
-			o := cut(&b.o64, n+1, b.rows)
-			if b.page != nil {
-				rebase(o, b.poffs[lo:hi+1])
-			} else {
-				rebase(o, b.offs[lo:hi+1])
-			}
-			offs = arrow.Int64Traits.CastToBytes(o)
+			offs = arrow.Int64Traits.CastToBytes(batchOffsets(b, &b.o64, lo, hi))
 		}
 		bufs = []*memory.Buffer{valid, g.buffer(offs), g.buffer(data)}
 	default:
@@ -700,6 +688,19 @@ func (b *pgBuf) fixed(own []byte, w, lo, hi int) []byte {
 		return b.pvals[lo*w : hi*w]
 	}
 	return own[lo*w : hi*w]
+}
+
+// batchOffsets returns the offsets of rows [lo, hi) of a byte-array column,
+// rebased to start at 0, cut from arena. The caller has checked that they
+// fit O.
+func batchOffsets[O int32 | int64](b *pgBuf, arena *[]O, lo, hi int) []O {
+	o := cut(arena, hi-lo+1, b.rows)
+	if b.page != nil {
+		rebase(o, b.poffs[lo:hi+1])
+	} else {
+		rebase(o, b.offs[lo:hi+1])
+	}
+	return o
 }
 
 // rebase writes the offsets in, less in[0], to out (as many). The caller has

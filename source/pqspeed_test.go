@@ -3,7 +3,6 @@ package source
 import (
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -372,16 +371,7 @@ func TestPqSpeedHeldAfterClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	var held []arrow.RecordBatch
-	for {
-		rec, err := src.Next(context.Background())
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		held = append(held, rec)
-	}
+	eachBatch(t, "read", src, want, func(rec arrow.RecordBatch, _ int) { held = append(held, rec) })
 	if err := src.Close(); err != nil {
 		t.Fatal(err)
 	}
