@@ -43,7 +43,7 @@ func wholePageValue(i int) int64 { return int64(i)*1_000_003 - 7 }
 // row, so with dict every row group has its own dictionaries. It returns the
 // path and the columns written: the expected values, built without either
 // reader.
-func wholePageFile(t *testing.T, groups, nullGroups, bad []int, dict, v2 bool) (string, []arrow.Array) {
+func wholePageFile(t testing.TB, groups, nullGroups, bad []int, dict, v2 bool) (string, []arrow.Array) {
 	t.Helper()
 	mem := memory.DefaultAllocator
 	bs := []array.Builder{
@@ -417,4 +417,26 @@ func TestPqSpeedCountDefs(t *testing.T) {
 			t.Fatalf("countDefs(%v) = %d, %d; want %d, %d", defs, n, bad, want, wantBad)
 		}
 	}
+}
+
+// FuzzPqSpeedWholePages feeds damaged files of one page per column chunk (the pages the
+// reader refers to instead of copying; row groups with and without nulls, invalid UTF-8,
+// page v1 and v2) to the parquet-go reader: it must fail with a known code or read with
+// consistent coverage and valid UTF-8, never panic or crash (as FuzzParquetGo).
+func FuzzPqSpeedWholePages(f *testing.F) {
+	for _, v2 := range []bool{false, true} {
+		for _, dict := range []bool{false, true} {
+			p, _ := wholePageFile(f, []int{6, 9, 2}, []int{1}, []int{3, 16}, dict, v2)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(b)
+		}
+	}
+	f.Setenv(ParquetReaderEnv, "parquet-go")
+	boundMinimization(f, "1000x")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fuzzRead(t, "f.parquet", data, Options{})
+	})
 }
