@@ -440,3 +440,51 @@ func FuzzPqSpeedWholePages(f *testing.F) {
 		fuzzRead(t, "f.parquet", data, Options{})
 	})
 }
+
+// BenchmarkPqSpeedCopyPaths: the copying paths of addPage on one page of 122,880 rows
+// (DuckDB's row group): int64 values with 10 % nulls, and 12-byte text gathered from a
+// dictionary of 1,000 entries.
+func BenchmarkPqSpeedCopyPaths(b *testing.B) {
+	const rows = 122880
+	r := rand.New(rand.NewPCG(1, 2))
+	defs := make([]byte, rows)
+	var vals []int64
+	for i := range defs {
+		if r.IntN(10) != 0 {
+			defs[i] = 1
+			vals = append(vals, int64(r.Uint64()))
+		}
+	}
+	b.Run("int64-nulls", func(b *testing.B) {
+		var buf pgBuf
+		page := fakePage{n: rows, defs: defs, vals: encoding.Int64Values(vals)}
+		b.SetBytes(rows * 8)
+		for b.Loop() {
+			buf.reset(pgInt64, rows, 0)
+			if err := buf.addPage(page, pgCol{kind: pgInt64, optional: true}, rows); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("text-dictionary", func(b *testing.B) {
+		var data []byte
+		offs := []uint32{0}
+		for i := range 1000 {
+			data = fmt.Appendf(data, "name-%07d", i)
+			offs = append(offs, uint32(len(data)))
+		}
+		idx := make([]int32, rows)
+		for i := range idx {
+			idx[i] = int32(r.IntN(1000))
+		}
+		var buf pgBuf
+		page := fakePage{n: rows, vals: encoding.Int32Values(idx), dict: fakeDict{vals: encoding.ByteArrayValues(data, offs)}}
+		b.SetBytes(rows * 12)
+		for b.Loop() {
+			buf.reset(pgBytes, rows, rows*12)
+			if err := buf.addPage(page, pgCol{kind: pgBytes}, rows); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
