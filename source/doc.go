@@ -217,8 +217,9 @@
 // PW_SOURCE_UNSUPPORTED for a file outside it). Both readers return the same
 // schema, field metadata, values (bit for bit: NaN payloads, -0.0), nulls,
 // coverage and failures; a batch of the parquet-go reader never spans row
-// groups, and its arrays share the values of one row group's decoded Go
-// buffers (validity bitmaps and offsets are its own), which are reused for a
+// groups, and its arrays share the values and offsets of one row group's
+// decoded Go buffers (a column chunk of one dense page: that page, retained
+// with them; validity bitmaps are the batch's own), which are reused for a
 // later row group once every batch over them has been released (memory: the
 // decoded row groups that the caller's unreleased batches refer to, plus one,
 // plus two kept idle for reuse; with Options.ReleasedPromptly, as the scan

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -35,11 +36,24 @@ const maxPreallocBytes = 1 << 28
 // pgBuf holds one column of the decoded row group in Arrow layout. Batches
 // share its value memory (see array); it is reset and reused for a later row
 // group only when its groupMem is released by every batch.
+//
+// A row group whose column chunk is one page without nulls and without
+// dictionary indexes (as DuckDB writes them), of a kind that parquet-go
+// already holds in Arrow's layout (INT32, INT64, FLOAT, DOUBLE, BYTE_ARRAY),
+// is not copied: page is that page, retained until reset, and pvals (fixed
+// width) or pdata and poffs (byte arrays) are its values. Otherwise the
+// values are copied into the own buffers (i32 ... dec, offs and data).
 type pgBuf struct {
-	rows  int    // rows decoded so far
-	valid []byte // validity bitmap, nil until the first null (then it covers every row so far)
-	spare []byte // the previous row group's validity bitmap, reused by ensureValid
-	bits  []byte // BOOLEAN values, bit-packed like Arrow's (LSB first)
+	rows  int      // rows decoded so far
+	page  releaser // the retained page holding every row, or nil
+	pvals []byte   // page: fixed-width values, one per row
+	pdata []byte   // page: BYTE_ARRAY data
+	poffs []uint32 // page: BYTE_ARRAY offsets into pdata, rows+1 of them (checked)
+	o32   []int32  // the batches' rebased 32-bit offsets (pgBytes), cut in turn
+	o64   []int64  // the same, 64-bit (pgLarge)
+	valid []byte   // validity bitmap, nil until the first null (then it covers every row so far)
+	spare []byte   // the previous row group's validity bitmap, reused by ensureValid
+	bits  []byte   // BOOLEAN values, bit-packed like Arrow's (LSB first)
 	i8    []int8
 	i16   []int16
 	i32   []int32 // INT32 values; the scratch of narrowed columns
@@ -51,9 +65,20 @@ type pgBuf struct {
 	dec   []uint64 // decimal128 values as (low, high) word pairs, Arrow's layout
 }
 
+// releaser is a page whose memory parquet-go reference-counts: after Retain
+// it is not reused for another page until Release. Only such pages are
+// referred to instead of copied.
+type releaser interface {
+	Retain()
+	Release()
+}
+
 func (b *pgBuf) reset(k pgKind, n int, hint int64) {
 	old := *b
-	*b = pgBuf{spare: old.spare}
+	if old.page != nil {
+		old.page.Release()
+	}
+	*b = pgBuf{spare: old.spare, o32: old.o32[:0], o64: old.o64[:0]}
 	if old.valid != nil {
 		b.spare = old.valid
 	}
@@ -277,13 +302,11 @@ func (b *pgBuf) addPage(p parquet.Page, c pgCol, n int) error {
 		if len(defs) != rows {
 			return fmt.Errorf("%d definition levels for %d values", len(defs), rows)
 		}
-		dense = 0
-		for _, d := range defs {
-			if d > 1 {
-				return fmt.Errorf("definition level %d above the maximum 1", d)
-			}
-			dense += int(d)
+		n, bad := countDefs(defs)
+		if bad > 1 {
+			return fmt.Errorf("definition level %d above the maximum 1", bad)
 		}
+		dense = n
 	} else if len(defs) != 0 {
 		return fmt.Errorf("definition levels on a required column")
 	}
@@ -351,6 +374,17 @@ func (b *pgBuf) addPage(p parquet.Page, c pgCol, n int) error {
 	} else if b.valid != nil {
 		b.ensureValid(b.rows + rows)
 	}
+	// A dense page that holds the whole row group (one page per column
+	// chunk, as DuckDB writes them) is referred to instead of copied. Pages
+	// of a chunk of several are copied: retaining each would take a
+	// decompression buffer per page (parquet-go's pool, not advised for huge
+	// pages, so faulted in page by page), where one serves them all.
+	if dense == rows && idx == nil && rows == n && b.rows == 0 {
+		if r, ok := p.(releaser); ok && b.refer(r, vals, c.kind, rows) {
+			b.rows += rows
+			return nil
+		}
+	}
 	switch c.kind {
 	case pgBool:
 		b.addBools(vals.Boolean(), defs, rows, dense)
@@ -380,6 +414,31 @@ func (b *pgBuf) addPage(p parquet.Page, c pgCol, n int) error {
 	return nil
 }
 
+// refer makes page p, whose rows values vals are dense (no nulls, no
+// dictionary; checked by addPage) and hold the whole row group, the column's
+// memory when the column's kind stores them as parquet-go holds them, and
+// reports whether it did. The page is retained until reset.
+func (b *pgBuf) refer(p releaser, vals encoding.Values, k pgKind, rows int) bool {
+	switch k {
+	case pgInt32:
+		b.pvals = arrow.Int32Traits.CastToBytes(vals.Int32()[:rows])
+	case pgInt64:
+		b.pvals = arrow.Int64Traits.CastToBytes(vals.Int64()[:rows])
+	case pgFloat32:
+		b.pvals = arrow.Float32Traits.CastToBytes(vals.Float()[:rows])
+	case pgFloat64:
+		b.pvals = arrow.Float64Traits.CastToBytes(vals.Double()[:rows])
+	case pgBytes, pgLarge:
+		data, offs := vals.ByteArray()
+		b.pdata, b.poffs = data, offs[:rows+1]
+	default:
+		return false
+	}
+	p.Retain()
+	b.page = p
+	return true
+}
+
 // checkOffsets checks that parquet-go's byte-array offsets are
 // non-decreasing and within data, so that slicing by them cannot fail.
 func checkOffsets(offs []uint32, n int) error {
@@ -392,6 +451,28 @@ func checkOffsets(offs []uint32, n int) error {
 		return fmt.Errorf("byte-array offsets past the page's data")
 	}
 	return nil
+}
+
+// countDefs returns how many of the definition levels defs are 1 (the
+// non-null values of a column of maximum level 1), or the first level above
+// 1 as bad (bad is 0 otherwise). Eight levels at a time: one test for a bit
+// above the lowest in any of them, one population count.
+func countDefs(defs []byte) (ones int, bad byte) {
+	i := 0
+	for ; i+8 <= len(defs); i += 8 {
+		x := binary.LittleEndian.Uint64(defs[i:])
+		if x&0xfefefefefefefefe != 0 {
+			break // a level above 1: the loop below finds the first
+		}
+		ones += bits.OnesCount64(x)
+	}
+	for _, d := range defs[i:] {
+		if d > 1 {
+			return 0, d
+		}
+		ones += int(d)
+	}
+	return ones, 0
 }
 
 // ensureValid extends the validity bitmap with set bits to cover rows rows.
@@ -532,9 +613,10 @@ func (b *pgBuf) addBytes(data []byte, offs []uint32, idx []int32, defs []byte, r
 
 // array returns rows [lo, hi) of the column as an Arrow array of type t. The
 // values (fixed-width values, byte-array data) are not copied: they are
-// buffers over b's memory that hold references to g, which owns b (see
-// groupMem). The validity bitmap, bit-packed booleans and the offsets
-// (rebased to start at 0) are small and made for the batch, so every buffer
+// buffers over b's memory (or its page's) that hold references to g, which
+// owns b (see groupMem). Byte-array offsets are rebased to start at 0 into
+// row group memory cut for this batch (cut); the validity bitmap and
+// bit-packed booleans are small and made for the batch. So every buffer
 // starts at the batch's first row and holds only its rows (the scan's
 // read-ahead budget counts buffer lengths).
 func (b *pgBuf) array(g *groupMem, t arrow.DataType, k pgKind, lo, hi int) (arrow.Array, error) {
@@ -559,32 +641,32 @@ func (b *pgBuf) array(g *groupMem, t arrow.DataType, k pgKind, lo, hi int) (arro
 	case pgInt16:
 		bufs = []*memory.Buffer{valid, g.buffer(arrow.Int16Traits.CastToBytes(b.i16[lo:hi]))}
 	case pgInt32:
-		bufs = []*memory.Buffer{valid, g.buffer(arrow.Int32Traits.CastToBytes(b.i32[lo:hi]))}
+		bufs = []*memory.Buffer{valid, g.buffer(b.fixed(arrow.Int32Traits.CastToBytes(b.i32), 4, lo, hi))}
 	case pgInt64:
-		bufs = []*memory.Buffer{valid, g.buffer(arrow.Int64Traits.CastToBytes(b.i64[lo:hi]))}
+		bufs = []*memory.Buffer{valid, g.buffer(b.fixed(arrow.Int64Traits.CastToBytes(b.i64), 8, lo, hi))}
 	case pgFloat32:
-		bufs = []*memory.Buffer{valid, g.buffer(arrow.Float32Traits.CastToBytes(b.f32[lo:hi]))}
+		bufs = []*memory.Buffer{valid, g.buffer(b.fixed(arrow.Float32Traits.CastToBytes(b.f32), 4, lo, hi))}
 	case pgFloat64:
-		bufs = []*memory.Buffer{valid, g.buffer(arrow.Float64Traits.CastToBytes(b.f64[lo:hi]))}
+		bufs = []*memory.Buffer{valid, g.buffer(b.fixed(arrow.Float64Traits.CastToBytes(b.f64), 8, lo, hi))}
 	case pgDec32, pgDec64, pgDecFixed:
 		bufs = []*memory.Buffer{valid, g.buffer(arrow.Uint64Traits.CastToBytes(b.dec[2*lo : 2*hi]))}
-	case pgBytes:
-		o0, o1 := b.offs[lo], b.offs[hi]
-		if o1-o0 > math.MaxInt32 {
-			return nil, fmt.Errorf("more than 2 GiB of values in one batch")
+	case pgBytes, pgLarge:
+		var data []byte
+		if b.page != nil {
+			data = b.pdata[b.poffs[lo]:b.poffs[hi]]
+		} else {
+			data = b.data[b.offs[lo]:b.offs[hi]]
 		}
-		offs := make([]int32, n+1)
-		for i := range offs {
-			offs[i] = int32(b.offs[lo+i] - o0)
+		var offs []byte
+		if k == pgBytes {
+			if len(data) > math.MaxInt32 {
+				return nil, fmt.Errorf("more than 2 GiB of values in one batch")
+			}
+			offs = arrow.Int32Traits.CastToBytes(batchOffsets(b, &b.o32, lo, hi))
+		} else {
+			offs = arrow.Int64Traits.CastToBytes(batchOffsets(b, &b.o64, lo, hi))
 		}
-		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offs)), g.buffer(b.data[o0:o1])}
-	case pgLarge:
-		o0, o1 := b.offs[lo], b.offs[hi]
-		offs := make([]int64, n+1)
-		for i := range offs {
-			offs[i] = b.offs[lo+i] - o0
-		}
-		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(offs)), g.buffer(b.data[o0:o1])}
+		bufs = []*memory.Buffer{valid, g.buffer(offs), g.buffer(data)}
 	default:
 		return nil, fmt.Errorf("no layout for column kind %d", k)
 	}
@@ -596,6 +678,52 @@ func (b *pgBuf) array(g *groupMem, t arrow.DataType, k pgKind, lo, hi int) (arro
 		}
 	}
 	return array.MakeFromData(d), nil
+}
+
+// fixed returns the bytes of rows [lo, hi) of a fixed-width column of w
+// bytes a value whose own buffer is own: the page's memory when the column
+// refers to one.
+func (b *pgBuf) fixed(own []byte, w, lo, hi int) []byte {
+	if b.page != nil {
+		return b.pvals[lo*w : hi*w]
+	}
+	return own[lo*w : hi*w]
+}
+
+// batchOffsets returns the offsets of rows [lo, hi) of a byte-array column,
+// rebased to start at 0, cut from arena. The caller has checked that they
+// fit O.
+func batchOffsets[O int32 | int64](b *pgBuf, arena *[]O, lo, hi int) []O {
+	o := cut(arena, hi-lo+1, b.rows)
+	if b.page != nil {
+		rebase(o, b.poffs[lo:hi+1])
+	} else {
+		rebase(o, b.offs[lo:hi+1])
+	}
+	return o
+}
+
+// rebase writes the offsets in, less in[0], to out (as many). The caller has
+// checked that they fit O.
+func rebase[O int32 | int64, I uint32 | int64](out []O, in []I) {
+	o0 := in[0]
+	for i, o := range in[:len(out)] {
+		out[i] = O(o - o0)
+	}
+}
+
+// cut returns n entries of *arena, row group memory for one batch's offsets
+// (rebased for the batch, so not shareable between batches). The arena is
+// emptied by reset and sized for a row group of rows rows in batches; it is
+// replaced by a larger one when full (batches of a few rows each), the old
+// one staying with the batches that use it.
+func cut[O int32 | int64](arena *[]O, n, rows int) []O {
+	a := *arena
+	if cap(a)-len(a) < n {
+		a = make([]O, 0, max(n, rows+rows/8+64, 2*cap(a)))
+	}
+	*arena = a[:len(a)+n]
+	return a[len(a) : len(a)+n : len(a)+n]
 }
 
 // newRecord builds a record of cols and releases them (the record holds
