@@ -248,7 +248,7 @@ func (pp *csvPipe) fill(s *csvSource, job *csvJob) bool {
 
 // convert is a worker goroutine.
 func (pp *csvPipe) convert(c *csvConv) {
-	defer c.rb.Release()
+	defer c.release()
 	for job := range pp.work {
 		select {
 		case <-pp.stop:
@@ -297,10 +297,7 @@ func (c *csvConv) convert(job *csvJob) {
 		}
 	}
 	job.rows = rows
-	if rows > 0 {
-		c.learn(rows)
-		job.rec = newBatch(c.rb, rows)
-	}
+	job.rec = c.batch()
 }
 
 // nextParallel is Next on the pipeline.
@@ -382,5 +379,8 @@ func (s *csvSource) stopPipe() {
 			job.rec.Release()
 		}
 	}
+	// Nothing is converted any more: the buffers kept for reuse go back to
+	// Options.Allocator now, and those of batches still held when released.
+	s.mem.close()
 	s.pipe = nil
 }
