@@ -428,7 +428,7 @@ const (
 // csvBuf is one column of a converter. Every row of the batch writes its slot
 // of vals (and its validity bit once valid exists), so that a record that
 // fails after some of its cells were written leaves nothing behind: the next
-// record overwrites the slot, and a text column's bytes are cut back (undo).
+// record overwrites the slot (see fail).
 type csvBuf struct {
 	typ   colType
 	out   int
@@ -551,7 +551,7 @@ func (c *csvConv) setNull(col *csvBuf, r int) {
 
 // record converts every cell of rec into the next row and keeps the row
 // only if all parse; otherwise it returns the failure of the first cell that
-// does not, in column order, and the row is undone. The cells alias the
+// does not, in column order. The cells alias the
 // caller's buffer: they are copied before record returns.
 func (c *csvConv) record(rec [][]byte, line int) (Failure, bool) {
 	if c.rows == c.cap {
@@ -564,7 +564,7 @@ func (c *csvConv) record(rec [][]byte, line int) (Failure, bool) {
 			continue
 		}
 		if !c.utf8OK && !utf8.Valid(v) {
-			return c.undo(line, i, CodeUTF8, "cell is not valid UTF-8")
+			return c.fail(line, i, CodeUTF8, "cell is not valid UTF-8")
 		}
 		if c.null != nil && string(v) == *c.null {
 			if col.write == csvBuilder {
@@ -580,7 +580,7 @@ func (c *csvConv) record(rec [][]byte, line int) (Failure, bool) {
 			if !ok || syntax {
 				var cl cell
 				if code, detail := col.typ.parseCell(v, &cl); code != "" {
-					return c.undo(line, i, code, detail)
+					return c.fail(line, i, code, detail)
 				}
 				n = cl.i
 			}
@@ -590,7 +590,7 @@ func (c *csvConv) record(rec [][]byte, line int) (Failure, bool) {
 			if !ok {
 				var cl cell
 				if code, detail := col.typ.parseCell(v, &cl); code != "" {
-					return c.undo(line, i, code, detail)
+					return c.fail(line, i, code, detail)
 				}
 				f = cl.f
 			}
@@ -600,7 +600,7 @@ func (c *csvConv) record(rec [][]byte, line int) (Failure, bool) {
 			if !ok {
 				var cl cell
 				if code, detail := col.typ.parseTimestamp(string(v), &cl); code != "" {
-					return c.undo(line, i, code, detail)
+					return c.fail(line, i, code, detail)
 				}
 				ts = cl.i
 			}
@@ -616,7 +616,7 @@ func (c *csvConv) record(rec [][]byte, line int) (Failure, bool) {
 			cl := &c.cells[i]
 			cl.null = false
 			if code, detail := col.typ.parseCell(v, cl); code != "" {
-				return c.undo(line, i, code, detail)
+				return c.fail(line, i, code, detail)
 			}
 			continue // no validity bit: the builder keeps its own
 		}
@@ -631,14 +631,10 @@ func (c *csvConv) record(rec [][]byte, line int) (Failure, bool) {
 	return Failure{}, true
 }
 
-// undo drops what record wrote of the row (the text bytes: the other slots are
-// overwritten by the next row) and returns the failure of column i's cell.
-func (c *csvConv) undo(line, i int, code Code, detail string) (Failure, bool) {
-	r := c.rows
-	for _, j := range c.text {
-		col := &c.cols[j]
-		col.off[r+1] = col.off[r]
-	}
+// fail returns the failure of column i's cell. What record wrote of the row
+// needs no undoing: the next row overwrites every slot of it, a text
+// column's offset included, and its bytes start at the previous row's end.
+func (c *csvConv) fail(line, i int, code Code, detail string) (Failure, bool) {
 	return Failure{Code: code, Line: uint64(line), Column: c.header[i], Detail: detail}, false
 }
 
