@@ -196,17 +196,13 @@ func (t *colType) fastTimestampDay(b []byte, day *csvDay) (int64, bool) {
 		if b[19] != '.' {
 			return 0, false
 		}
-		n := 0
 		for _, ch := range b[20:] {
 			if ch-'0' > 9 {
 				return 0, false
 			}
 			ns = ns*10 + int64(ch-'0')
-			n++
 		}
-		for ; n < 9; n++ {
-			ns *= 10
-		}
+		ns *= fracScale[len(b)-20]
 	}
 	sec := day.days*86400 + h*3600 + mi*60 + s
 	// One case per unit, so that every division is by a constant.
@@ -221,6 +217,9 @@ func (t *colType) fastTimestampDay(b []byte, day *csvDay) (int64, bool) {
 		return scaleTimestamp(sec, ns, 1)
 	}
 }
+
+// fracScale[n] turns n fraction digits into nanoseconds.
+var fracScale = [...]int64{1e9, 1e8, 1e7, 1e6, 1e5, 1e4, 1e3, 1e2, 1e1, 1}
 
 // d2 is the two-digit number at b[i:i+2] (digits checked by the caller).
 func d2(b []byte, i int) int64 { return int64(b[i]-'0')*10 + int64(b[i+1]-'0') }
