@@ -303,13 +303,18 @@ func (s *csvSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	s.conv.reserve(min(s.opts.BatchSize, csvReserveRows))
 	rows := 0
+	one := &s.conv.one
 	for rows < s.opts.BatchSize {
-		rec, line, err := s.p.read()
+		line, err := s.p.next()
 		if err == io.EOF {
 			s.finish()
 			break
 		}
 		if err != nil {
+			var rec [][]byte
+			if pe := (*csv.ParseError)(nil); errors.As(err, &pe) {
+				rec = s.p.record() // the fields as far as parsed
+			}
 			f, stop := s.readFailure(rec, err)
 			if stop == nil {
 				s.t.Fail(f, true)
@@ -318,7 +323,9 @@ func (s *csvSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			s.fatal(f, stop)
 			break
 		}
-		if f, ok := s.conv.record(rec, line); ok {
+		one.reset()
+		one.add(line, s.p)
+		if f, ok := s.conv.record(one.buf, one.ends, 0, line); ok {
 			rows++
 			s.t.Returned++
 		} else {
@@ -407,7 +414,7 @@ type csvConv struct {
 	text   []int    // the indexes of the text columns, in order
 	rows   int      // rows of the batch being built
 	cap    int      // rows the fixed-width buffers hold (0: none yet)
-	rec    [][]byte // scratch: a record of a raw batch (csv_parallel.go)
+	one    csvRaw   // the serial read's record, in the layout of a raw batch
 	// utf8OK: every cell passed to record is valid UTF-8, checked for a whole raw
 	// batch at once (csv_parallel.go); record then skips the cell by cell check.
 	utf8OK bool
@@ -549,16 +556,19 @@ func (c *csvConv) setNull(col *csvBuf, r int) {
 	}
 }
 
-// record converts every cell of rec into the next row and keeps the row
-// only if all parse; otherwise it returns the failure of the first cell that
-// does not, in column order. The cells alias the
-// caller's buffer: they are copied before record returns.
-func (c *csvConv) record(rec [][]byte, line int) (Failure, bool) {
+// record converts the cells of one record, buf[start:ends[0]] and then each
+// up to the next end one byte after the previous one (a raw batch's layout),
+// into the next row and keeps the row only if all parse; otherwise it returns
+// the failure of the first cell that does not, in column order. The cells
+// alias buf: they are copied before record returns.
+func (c *csvConv) record(buf []byte, ends []int, start, line int) (Failure, bool) {
 	if c.rows == c.cap {
 		c.grow(max(2*c.cap, 64))
 	}
 	r := c.rows
-	for i, v := range rec {
+	for i, e := range ends {
+		v := buf[start:e:e]
+		start = e + 1
 		col := &c.cols[i]
 		if col.write == csvSkip {
 			continue
