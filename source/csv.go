@@ -506,7 +506,7 @@ func (c *csvConv) reserve(rows int) {
 	for _, i := range c.text {
 		col := &c.cols[i]
 		if col.data == nil && col.strRows > 0 {
-			n := col.strBytes / col.strRows * rows
+			n := col.strBytes * rows / col.strRows // no rounding down of the bytes a row
 			col.data = c.mem.get(n + n/8)
 		}
 	}
@@ -761,18 +761,25 @@ func newCSVMem(alloc memory.Allocator, maxIdle int) *csvMem {
 }
 
 // get returns a buffer of at least n bytes (at least 64), of unspecified
-// contents: an idle one no more than twice as large, else a new one.
+// contents: the smallest idle one that fits, if no more than twice as large
+// (so that a small request does not take the buffer a larger one needs
+// next), else a new one.
 func (m *csvMem) get(n int) []byte {
 	n = max(n, 64)
 	m.mu.Lock()
+	best := -1
 	for i, b := range m.idle {
-		if len(b) >= n && len(b) <= 2*n {
-			last := len(m.idle) - 1
-			m.idle[i], m.idle[last] = m.idle[last], nil
-			m.idle = m.idle[:last]
-			m.mu.Unlock()
-			return b
+		if len(b) >= n && len(b) <= 2*n && (best < 0 || len(b) < len(m.idle[best])) {
+			best = i
 		}
+	}
+	if best >= 0 {
+		b := m.idle[best]
+		last := len(m.idle) - 1
+		m.idle[best], m.idle[last] = m.idle[last], nil
+		m.idle = m.idle[:last]
+		m.mu.Unlock()
+		return b
 	}
 	m.mu.Unlock()
 	b := m.alloc.Allocate(n)
