@@ -589,32 +589,32 @@ func (c *csvConv) record(buf []byte, ends []int, start, line int) (Failure, bool
 			n, ok, syntax := smallInt(v)
 			if !ok || syntax {
 				var cl cell
-				if code, detail := col.typ.parseCell(v, &cl); code != "" {
-					return c.fail(line, i, code, detail)
+				if f, ok := c.general(col, v, &cl, line, i); !ok {
+					return f, false
 				}
 				n = cl.i
 			}
 			col.i64[r] = n
 		case csvFloat64:
-			f, ok := fastFloat(v)
-			if !ok {
-				var cl cell
-				if code, detail := col.typ.parseCell(v, &cl); code != "" {
-					return c.fail(line, i, code, detail)
-				}
-				f = cl.f
+			if f, ok := fastFloat(v); ok {
+				col.f64[r] = f
+				break
 			}
-			col.f64[r] = f
+			var cl cell
+			if f, ok := c.general(col, v, &cl, line, i); !ok {
+				return f, false
+			}
+			col.f64[r] = cl.f
 		case csvTime:
-			ts, ok := col.typ.fastTimestampDay(v, &col.day)
-			if !ok {
-				var cl cell
-				if code, detail := col.typ.parseTimestamp(string(v), &cl); code != "" {
-					return c.fail(line, i, code, detail)
-				}
-				ts = cl.i
+			if ts, ok := col.typ.fastTimestampDay(v, &col.day); ok {
+				col.i64[r] = ts
+				break
 			}
-			col.i64[r] = ts
+			var cl cell
+			if f, ok := c.general(col, v, &cl, line, i); !ok {
+				return f, false
+			}
+			col.i64[r] = cl.i
 		case csvText:
 			end := int(col.off[r]) + len(v)
 			if end > len(col.data) {
@@ -638,6 +638,15 @@ func (c *csvConv) record(buf []byte, ends []int, start, line int) (Failure, bool
 		c.cols[i].typ.appendCell(c.cols[i].b, &c.cells[i])
 	}
 	c.rows++
+	return Failure{}, true
+}
+
+// general converts the cell v of column i, which the column's fast path
+// declined, on the general path (parseCell) into cl, or returns its failure.
+func (c *csvConv) general(col *csvBuf, v []byte, cl *cell, line, i int) (Failure, bool) {
+	if code, detail := col.typ.parseCell(v, cl); code != "" {
+		return c.fail(line, i, code, detail)
+	}
 	return Failure{}, true
 }
 
