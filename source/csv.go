@@ -584,37 +584,17 @@ func (c *csvConv) record(buf []byte, ends []int, start, line int) (Failure, bool
 			}
 			continue
 		}
+		// The fast paths take the common spellings; what they decline goes
+		// to the general path, which decides every cell alone.
+		fast := true
 		switch col.write {
 		case csvInt64:
 			n, ok, syntax := smallInt(v)
-			if !ok || syntax {
-				var cl cell
-				if f, ok := c.general(col, v, &cl, line, i); !ok {
-					return f, false
-				}
-				n = cl.i
-			}
-			col.i64[r] = n
+			col.i64[r], fast = n, ok && !syntax
 		case csvFloat64:
-			if f, ok := fastFloat(v); ok {
-				col.f64[r] = f
-				break
-			}
-			var cl cell
-			if f, ok := c.general(col, v, &cl, line, i); !ok {
-				return f, false
-			}
-			col.f64[r] = cl.f
+			col.f64[r], fast = fastFloat(v)
 		case csvTime:
-			if ts, ok := col.typ.fastTimestampDay(v, &col.day); ok {
-				col.i64[r] = ts
-				break
-			}
-			var cl cell
-			if f, ok := c.general(col, v, &cl, line, i); !ok {
-				return f, false
-			}
-			col.i64[r] = cl.i
+			col.i64[r], fast = col.typ.fastTimestampDay(v, &col.day)
 		case csvText:
 			end := int(col.off[r]) + len(v)
 			if end > len(col.data) {
@@ -630,6 +610,17 @@ func (c *csvConv) record(buf []byte, ends []int, start, line int) (Failure, bool
 			}
 			continue // no validity bit: the builder keeps its own
 		}
+		if !fast {
+			var cl cell
+			if code, detail := col.typ.parseCell(v, &cl); code != "" {
+				return c.fail(line, i, code, detail)
+			}
+			if col.write == csvFloat64 {
+				col.f64[r] = cl.f
+			} else {
+				col.i64[r] = cl.i
+			}
+		}
 		if col.valid != nil {
 			bitutil.SetBit(col.valid, r)
 		}
@@ -638,15 +629,6 @@ func (c *csvConv) record(buf []byte, ends []int, start, line int) (Failure, bool
 		c.cols[i].typ.appendCell(c.cols[i].b, &c.cells[i])
 	}
 	c.rows++
-	return Failure{}, true
-}
-
-// general converts the cell v of column i, which the column's fast path
-// declined, on the general path (parseCell) into cl, or returns its failure.
-func (c *csvConv) general(col *csvBuf, v []byte, cl *cell, line, i int) (Failure, bool) {
-	if code, detail := col.typ.parseCell(v, cl); code != "" {
-		return c.fail(line, i, code, detail)
-	}
 	return Failure{}, true
 }
 
