@@ -8,10 +8,14 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // errLineLimit stops a read at a record longer than Options.MaxLineBytes
@@ -26,9 +30,10 @@ type csvSource struct {
 	before  fileState
 	p       *csvParser
 	header  []string
-	cols    []csvCol // one per header column; the builders are conv's
+	cols    []csvCol // one per header column
 	schema  *arrow.Schema
 	conv    *csvConv // the serial path's converter (nil once closed)
+	mem     *csvMem  // the converters' buffers
 	ev      Evidence
 	t       Tracker
 	stopErr error
@@ -42,34 +47,10 @@ type csvSource struct {
 	pipe    *csvPipe
 }
 
-// csvConv converts split records into Arrow rows: one per goroutine that
-// converts, each with its own builders and staging cells.
-type csvConv struct {
-	header []string
-	null   *string
-	cols   []csvCol
-	cells  []cell
-	rb     *array.RecordBuilder
-	rec    [][]byte // scratch: a record of a raw batch (csv_parallel.go)
-	// utf8OK: every cell passed to record is valid UTF-8, checked for a whole raw
-	// batch at once (csv_parallel.go); record then skips the cell by cell check.
-	utf8OK bool
-}
-
 type csvCol struct {
 	keep bool
 	out  int // index in the output schema
 	typ  colType
-	b    array.Builder // the converter's rb.Field(out); nil in csvSource.cols
-	// The builder again, typed, for the common column types (nil otherwise):
-	// appends without an interface dispatch and type switch per cell.
-	i64 *array.Int64Builder
-	f64 *array.Float64Builder
-	str *array.StringBuilder
-	ts  *array.TimestampBuilder
-	// strBytes and strRows are the string bytes and rows of the batch converted last:
-	// the next batch's data buffer is reserved at that rate (reserve).
-	strBytes, strRows int
 }
 
 // newCSVReader positions a csvParser at the start of the file c counts the reads
@@ -177,8 +158,9 @@ func openCSV(ctx context.Context, a Address, opts Options) (_ Source, err error)
 	}
 	s.p = r
 	s.schema = arrow.NewSchema(fields, nil)
-	s.conv = s.newConv()
 	s.workers = csvWorkers(st.size, opts.BatchSize)
+	s.mem = newCSVMem(opts.Allocator, csvIdleBuffers(s.workers, s.cols))
+	s.conv = s.newConv()
 	choices := []string{mode, nullChoice(opts.Null), "header=required", "delimiter=,"}
 	if bom {
 		choices = append(choices, "bom=stripped")
@@ -301,66 +283,6 @@ func roundTrips(t *colType, v []byte, c *cell) bool {
 	return true
 }
 
-// newConv returns a converter with builders of its own for s's columns.
-func (s *csvSource) newConv() *csvConv {
-	c := &csvConv{
-		header: s.header,
-		null:   s.opts.Null,
-		cols:   make([]csvCol, len(s.cols)),
-		cells:  make([]cell, len(s.cols)),
-		rb:     array.NewRecordBuilder(s.opts.Allocator, s.schema),
-	}
-	for i := range s.cols {
-		col := &c.cols[i]
-		col.keep, col.out, col.typ = s.cols[i].keep, s.cols[i].out, s.cols[i].typ
-		if !col.keep {
-			continue
-		}
-		col.b = c.rb.Field(col.out)
-		switch b := col.b.(type) {
-		case *array.Int64Builder:
-			col.i64 = b
-		case *array.Float64Builder:
-			col.f64 = b
-		case *array.StringBuilder:
-			col.str = b
-		case *array.TimestampBuilder:
-			col.ts = b
-		}
-	}
-	return c
-}
-
-// reserve makes room for rows more rows in every column up front: no
-// regrowth of the value buffers while appending; a string column's data buffer
-// is reserved at the previous batch's bytes a row and an eighth more, since
-// growing it by doubling copies and zeroes it again and again (a fifth of
-// the CPU of a keyed 'pipewhy compare' of two 1 M-row CSV files,
-// docs/performance.md).
-func (c *csvConv) reserve(rows int) {
-	for i := range c.cols {
-		col := &c.cols[i]
-		if !col.keep {
-			continue
-		}
-		col.b.Reserve(rows)
-		if col.str != nil && col.strRows > 0 {
-			n := col.strBytes / col.strRows * rows
-			col.str.ReserveData(n + n/8)
-		}
-	}
-}
-
-// learn records the string bytes of the batch about to be built (rows rows),
-// for reserve.
-func (c *csvConv) learn(rows int) {
-	for i := range c.cols {
-		if col := &c.cols[i]; col.str != nil && rows > 0 {
-			col.strBytes, col.strRows = col.str.DataLen(), rows
-		}
-	}
-}
-
 func (s *csvSource) Schema() *arrow.Schema { return s.schema }
 
 func (s *csvSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
@@ -381,13 +303,18 @@ func (s *csvSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	s.conv.reserve(min(s.opts.BatchSize, csvReserveRows))
 	rows := 0
+	one := &s.conv.one
 	for rows < s.opts.BatchSize {
-		rec, line, err := s.p.read()
+		line, err := s.p.next()
 		if err == io.EOF {
 			s.finish()
 			break
 		}
 		if err != nil {
+			var rec [][]byte
+			if pe := (*csv.ParseError)(nil); errors.As(err, &pe) {
+				rec = s.p.record() // the fields as far as parsed
+			}
 			f, stop := s.readFailure(rec, err)
 			if stop == nil {
 				s.t.Fail(f, true)
@@ -396,7 +323,9 @@ func (s *csvSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			s.fatal(f, stop)
 			break
 		}
-		if f, ok := s.conv.record(rec, line); ok {
+		one.reset()
+		one.add(line, s.p)
+		if f, ok := s.conv.record(one.buf, one.ends, 0, line); ok {
 			rows++
 			s.t.Returned++
 		} else {
@@ -409,7 +338,7 @@ func (s *csvSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		return nil, io.EOF
 	}
-	return newBatch(s.conv.rb, rows), nil
+	return s.conv.batch(), nil
 }
 
 // cancelled stops the read for good on a cancelled context.
@@ -442,66 +371,6 @@ func (s *csvSource) fatal(f Failure, stop error) {
 	s.stopErr = stop
 }
 
-// record stages every cell of rec and appends the record only if all
-// parse; otherwise it returns the failure of the first cell that does not.
-// The cells alias the caller's buffer: they are appended (copied) before
-// record returns.
-func (c *csvConv) record(rec [][]byte, line int) (Failure, bool) {
-	for i, v := range rec {
-		col := &c.cols[i]
-		if !col.keep {
-			continue
-		}
-		cl := &c.cells[i]
-		// Only null needs resetting: parseCell sets the field of the column's
-		// kind, which is the only one appendCSVCell reads.
-		cl.null = false
-		if !c.utf8OK && !utf8.Valid(v) {
-			return Failure{Code: CodeUTF8, Line: uint64(line), Column: c.header[i], Detail: "cell is not valid UTF-8"}, false
-		}
-		if c.null != nil && string(v) == *c.null {
-			cl.null = true
-			continue
-		}
-		if col.str != nil {
-			continue // text: appended from rec itself, nothing to stage
-		}
-		if code, detail := col.typ.parseCell(v, cl); code != "" {
-			return Failure{Code: code, Line: uint64(line), Column: c.header[i], Detail: detail}, false
-		}
-	}
-	for i := range rec {
-		if col := &c.cols[i]; col.keep {
-			appendCSVCell(col, &c.cells[i], rec[i])
-		}
-	}
-	return Failure{}, true
-}
-
-// csvReserveRows bounds the rows reserved per batch, so that a large
-// BatchSize over a small file does not allocate for rows that never come.
-const csvReserveRows = 1 << 14
-
-// appendCSVCell is colType.appendCell through the column's typed builder
-// when it has one; a text cell is appended from its bytes v (valid UTF-8,
-// checked by csvConv.record), so that staging stores no pointer per cell.
-func appendCSVCell(col *csvCol, c *cell, v []byte) {
-	switch {
-	case c.null:
-		col.b.AppendNull()
-	case col.i64 != nil:
-		col.i64.Append(c.i)
-	case col.f64 != nil:
-		col.f64.Append(c.f)
-	case col.str != nil:
-		col.str.BinaryBuilder.Append(v)
-	case col.ts != nil:
-		col.ts.Append(arrow.Timestamp(c.i))
-	default:
-		col.typ.appendCell(col.b, c)
-	}
-}
-
 func (s *csvSource) finish() {
 	s.t.Done = true
 	s.t.Expected = s.t.Returned + s.t.FailedRecords()
@@ -515,9 +384,10 @@ func (s *csvSource) Close() error {
 	s.closed = true
 	s.stopPipe()
 	if s.conv != nil {
-		s.conv.rb.Release()
+		s.conv.release()
 		s.conv = nil
 	}
+	s.mem.close()
 	if s.f == nil {
 		return nil
 	}
@@ -527,4 +397,466 @@ func (s *csvSource) Close() error {
 		return &Error{Code: CodeIO, Op: "csv close", Source: s.a.String(), Err: err}
 	}
 	return nil
+}
+
+// csvConv converts split records into Arrow rows: one per goroutine that
+// converts. The common column types (int64, float64, timestamp, text) are
+// written straight into Arrow buffers of its own (csvBuf), which become the
+// batch's arrays without a copy; the others go through an Arrow builder.
+type csvConv struct {
+	header []string
+	null   *string
+	schema *arrow.Schema
+	mem    *csvMem
+	cols   []csvBuf // one per header column
+	cells  []cell   // staging of the builder columns
+	build  []int    // the indexes of the builder columns, in order
+	text   []int    // the indexes of the text columns, in order
+	rows   int      // rows of the batch being built
+	cap    int      // rows the fixed-width buffers hold (0: none yet)
+	one    csvRaw   // the serial read's record, in the layout of a raw batch
+	// utf8OK: every cell passed to record is valid UTF-8, checked for a whole raw
+	// batch at once (csv_parallel.go); record then skips the cell by cell check.
+	utf8OK bool
+}
+
+// csvWrite is how a column is built.
+type csvWrite uint8
+
+const (
+	csvSkip    csvWrite = iota // not kept
+	csvBuilder                 // an Arrow builder (the rarer types)
+	csvInt64                   // int64 into vals
+	csvFloat64                 // float64 into vals
+	csvTime                    // timestamp (any unit, zone or none) into vals
+	csvText                    // text: offsets into vals, bytes into data
+)
+
+// csvBuf is one column of a converter. Every row of the batch writes its slot
+// of vals (and its validity bit once valid exists), so that a record that
+// fails after some of its cells were written leaves nothing behind: the next
+// record overwrites the slot (see fail).
+type csvBuf struct {
+	typ   colType
+	out   int
+	write csvWrite
+	b     array.Builder // csvBuilder only
+	vals  []byte        // csvInt64, csvFloat64, csvTime: 8 bytes a row; csvText: offsets, 4 bytes a row plus one
+	i64   []int64       // vals as int64 (csvInt64, csvTime)
+	f64   []float64     // vals as float64 (csvFloat64)
+	off   []int32       // vals as offsets (csvText)
+	data  []byte        // csvText: the text bytes, data[:off[rows]] used
+	// valid is the validity bitmap, nil until the batch's first null (a batch
+	// without nulls has none).
+	valid []byte
+	day   csvDay // csvTime: the date parsed last
+	// strBytes and strRows are the text bytes and rows of the batch converted last:
+	// the next batch's data buffer is reserved at that rate (reserve).
+	strBytes, strRows int
+}
+
+// newConv returns a converter with buffers and builders of its own for s's
+// columns, allocating from s.mem.
+func (s *csvSource) newConv() *csvConv {
+	c := &csvConv{
+		header: s.header,
+		null:   s.opts.Null,
+		schema: s.schema,
+		mem:    s.mem,
+		cols:   make([]csvBuf, len(s.cols)),
+		cells:  make([]cell, len(s.cols)),
+	}
+	for i := range s.cols {
+		col := &c.cols[i]
+		col.typ, col.out = s.cols[i].typ, s.cols[i].out
+		if !s.cols[i].keep {
+			continue
+		}
+		t := &col.typ
+		switch {
+		case t.kind == kInt && t.bits == 64:
+			col.write = csvInt64
+		case t.kind == kFloat && t.bits == 64:
+			col.write = csvFloat64
+		case t.kind == kTimestamp:
+			col.write = csvTime
+		case t.kind == kText:
+			col.write = csvText
+			c.text = append(c.text, i)
+		default:
+			col.write = csvBuilder
+			col.b = array.NewBuilder(s.opts.Allocator, t.arrowType())
+			c.build = append(c.build, i)
+		}
+	}
+	return c
+}
+
+// reserve makes room for rows rows in every column up front; a text column's
+// data buffer is reserved at the previous batch's bytes a row and an eighth
+// more. Buffers grow (grow, text) when a batch turns out larger.
+func (c *csvConv) reserve(rows int) {
+	rows = max(rows, 1)
+	if c.cap < rows {
+		c.grow(rows)
+	}
+	for _, i := range c.build {
+		c.cols[i].b.Reserve(rows)
+	}
+	for _, i := range c.text {
+		col := &c.cols[i]
+		if col.data == nil && col.strRows > 0 {
+			n := col.strBytes * rows / col.strRows // no rounding down of the bytes a row
+			col.data = c.mem.get(n + n/8)
+		}
+	}
+}
+
+// grow makes the fixed-width buffers (and bitmaps) hold rows rows, keeping
+// the rows written so far.
+func (c *csvConv) grow(rows int) {
+	for i := range c.cols {
+		col := &c.cols[i]
+		switch col.write {
+		case csvSkip, csvBuilder:
+			continue
+		case csvText:
+			col.vals = c.mem.regrow(col.vals, 4*(rows+1), 4*(c.rows+1))
+			col.off = arrow.Int32Traits.CastFromBytes(col.vals)
+			if c.rows == 0 {
+				col.off[0] = 0
+			}
+		default:
+			col.vals = c.mem.regrow(col.vals, 8*rows, 8*c.rows)
+			col.i64 = arrow.Int64Traits.CastFromBytes(col.vals)
+			col.f64 = arrow.Float64Traits.CastFromBytes(col.vals)
+		}
+		if col.valid != nil {
+			col.valid = c.mem.regrow(col.valid, int(bitutil.BytesForBits(int64(rows))), int(bitutil.BytesForBits(int64(c.rows))))
+		}
+	}
+	c.cap = rows
+}
+
+// setNull marks row r of col null: its value slot is zero (what a fresh
+// Arrow builder leaves there), its text empty, its validity bit clear. The
+// bitmap is made at the batch's first null, every earlier row valid.
+func (c *csvConv) setNull(col *csvBuf, r int) {
+	if col.valid == nil {
+		col.valid = c.mem.get(int(bitutil.BytesForBits(int64(c.cap))))
+		bitutil.SetBitsTo(col.valid, 0, int64(r), true)
+	}
+	bitutil.ClearBit(col.valid, r)
+	switch col.write {
+	case csvText:
+		col.off[r+1] = col.off[r]
+	case csvBuilder:
+	default:
+		col.i64[r] = 0
+	}
+}
+
+// record converts the cells of one record, buf[start:ends[0]] and then each
+// up to the next end one byte after the previous one (a raw batch's layout),
+// into the next row and keeps the row only if all parse; otherwise it returns
+// the failure of the first cell that does not, in column order. The cells
+// alias buf: they are copied before record returns.
+func (c *csvConv) record(buf []byte, ends []int, start, line int) (Failure, bool) {
+	if c.rows == c.cap {
+		c.grow(max(2*c.cap, 64))
+	}
+	r := c.rows
+	for i, e := range ends {
+		v := buf[start:e:e]
+		start = e + 1
+		col := &c.cols[i]
+		if col.write == csvSkip {
+			continue
+		}
+		if !c.utf8OK && !utf8.Valid(v) {
+			return c.fail(line, i, CodeUTF8, "cell is not valid UTF-8")
+		}
+		if c.null != nil && string(v) == *c.null {
+			if col.write == csvBuilder {
+				c.cells[i].null = true
+			} else {
+				c.setNull(col, r)
+			}
+			continue
+		}
+		// The fast paths take the common spellings; what they decline goes
+		// to the general path, which decides every cell alone.
+		fast := true
+		switch col.write {
+		case csvInt64:
+			n, ok, syntax := smallInt(v)
+			col.i64[r], fast = n, ok && !syntax
+		case csvFloat64:
+			col.f64[r], fast = fastFloat(v)
+		case csvTime:
+			col.i64[r], fast = col.typ.fastTimestampDay(v, &col.day)
+		case csvText:
+			end := int(col.off[r]) + len(v)
+			if end > len(col.data) {
+				col.data = c.mem.regrow(col.data, max(2*len(col.data), end, 256), int(col.off[r]))
+			}
+			copy(col.data[col.off[r]:end], v)
+			col.off[r+1] = int32(end)
+		case csvBuilder:
+			cl := &c.cells[i]
+			cl.null = false
+			if code, detail := col.typ.parseCell(v, cl); code != "" {
+				return c.fail(line, i, code, detail)
+			}
+			continue // no validity bit: the builder keeps its own
+		}
+		if !fast {
+			var cl cell
+			if code, detail := col.typ.parseCell(v, &cl); code != "" {
+				return c.fail(line, i, code, detail)
+			}
+			if col.write == csvFloat64 {
+				col.f64[r] = cl.f
+			} else {
+				col.i64[r] = cl.i
+			}
+		}
+		if col.valid != nil {
+			bitutil.SetBit(col.valid, r)
+		}
+	}
+	for _, i := range c.build {
+		c.cols[i].typ.appendCell(c.cols[i].b, &c.cells[i])
+	}
+	c.rows++
+	return Failure{}, true
+}
+
+// fail returns the failure of column i's cell. What record wrote of the row
+// needs no undoing: the next row overwrites every slot of it, a text
+// column's offset included, and its bytes start at the previous row's end.
+func (c *csvConv) fail(line, i int, code Code, detail string) (Failure, bool) {
+	return Failure{Code: code, Line: uint64(line), Column: c.header[i], Detail: detail}, false
+}
+
+// batch hands out the rows converted since the last batch as a record batch
+// (nil when there are none); the buffers go with it, and the next rows are
+// written into new ones.
+func (c *csvConv) batch() arrow.RecordBatch {
+	rows := c.rows
+	if rows == 0 {
+		return nil
+	}
+	var arrs []arrow.Array
+	for i := range c.cols {
+		col := &c.cols[i]
+		var a arrow.Array
+		switch col.write {
+		case csvSkip:
+			continue
+		case csvBuilder:
+			a = col.b.NewArray()
+		default:
+			a = c.array(col, rows)
+		}
+		arrs = append(arrs, a)
+	}
+	rec := array.NewRecordBatch(c.schema, arrs, int64(rows))
+	for _, a := range arrs {
+		a.Release()
+	}
+	c.rows, c.cap = 0, 0
+	return rec
+}
+
+// array makes the Arrow array of col's rows rows from its buffers.
+func (c *csvConv) array(col *csvBuf, rows int) arrow.Array {
+	bufs := make([]*memory.Buffer, 2, 3)
+	nulls := 0
+	if col.valid != nil {
+		nulls = rows - bitutil.CountSetBits(col.valid, 0, rows)
+		n := int(bitutil.BytesForBits(int64(rows)))
+		if rows%8 != 0 {
+			// The bits past the last row are zero, as a builder leaves them
+			// (the buffer may be a reused one).
+			col.valid[n-1] &= byte(1)<<(rows%8) - 1
+		}
+		bufs[0] = c.mem.buffer(col.valid[:n])
+		col.valid = nil
+	}
+	if col.write == csvText {
+		used := int(col.off[rows])
+		col.strBytes, col.strRows = used, rows
+		bufs[1] = c.mem.buffer(col.vals[:4*(rows+1)])
+		if col.data == nil {
+			col.data = c.mem.get(64)
+		}
+		bufs = append(bufs, c.mem.buffer(col.data[:used]))
+		col.data, col.off = nil, nil
+	} else {
+		bufs[1] = c.mem.buffer(col.vals[:8*rows])
+		col.i64, col.f64 = nil, nil
+	}
+	col.vals = nil
+	d := array.NewData(c.schema.Field(col.out).Type, rows, bufs, nil, nulls, 0)
+	for _, b := range bufs {
+		if b != nil {
+			b.Release()
+		}
+	}
+	a := array.MakeFromData(d)
+	d.Release()
+	return a
+}
+
+// release returns every buffer and builder of c (Close, the end of a worker).
+func (c *csvConv) release() {
+	for i := range c.cols {
+		col := &c.cols[i]
+		if col.b != nil {
+			col.b.Release()
+			col.b = nil
+		}
+		for _, b := range [...][]byte{col.vals, col.data, col.valid} {
+			if b != nil {
+				c.mem.Free(b)
+			}
+		}
+		col.vals, col.data, col.valid, col.i64, col.f64, col.off = nil, nil, nil, nil, nil, nil
+	}
+	c.rows, c.cap = 0, 0
+}
+
+// csvMem allocates the converters' buffers from Options.Allocator and keeps
+// the buffers of released batches for reuse: a reused buffer is already
+// mapped and warm, where a new one would be faulted in and zeroed (by the Go
+// allocator) batch after batch. It is the memory.Allocator of the Arrow
+// buffers it hands out, whose Free arrow-go calls when a batch's last
+// reference is released, on whatever goroutine. Once closed it keeps
+// nothing: every buffer goes back to Options.Allocator, idle ones at close,
+// the others when released.
+type csvMem struct {
+	alloc memory.Allocator
+	mu    sync.Mutex
+	// owned maps the first byte of every buffer allocated here and not yet
+	// returned to alloc to the buffer as alloc returned it (Free may get a
+	// shorter slice of it).
+	owned   map[*byte][]byte
+	idle    [][]byte
+	maxIdle int
+	closed  bool
+}
+
+func newCSVMem(alloc memory.Allocator, maxIdle int) *csvMem {
+	return &csvMem{alloc: alloc, owned: map[*byte][]byte{}, maxIdle: maxIdle}
+}
+
+// get returns a buffer of at least n bytes (at least 64), of unspecified
+// contents: the smallest idle one that fits, if no more than twice as large
+// (so that a small request does not take the buffer a larger one needs
+// next), else a new one.
+func (m *csvMem) get(n int) []byte {
+	n = max(n, 64)
+	m.mu.Lock()
+	best := -1
+	for i, b := range m.idle {
+		if len(b) >= n && len(b) <= 2*n && (best < 0 || len(b) < len(m.idle[best])) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		b := m.idle[best]
+		last := len(m.idle) - 1
+		m.idle[best], m.idle[last] = m.idle[last], nil
+		m.idle = m.idle[:last]
+		m.mu.Unlock()
+		return b
+	}
+	m.mu.Unlock()
+	b := m.alloc.Allocate(n)
+	m.mu.Lock()
+	m.owned[unsafe.SliceData(b)] = b
+	m.mu.Unlock()
+	return b
+}
+
+// regrow returns a buffer of at least n bytes holding the first keep bytes
+// of b, and frees b; b may be nil.
+func (m *csvMem) regrow(b []byte, n, keep int) []byte {
+	if len(b) >= n {
+		return b
+	}
+	nb := m.get(n)
+	if b != nil {
+		copy(nb, b[:keep])
+		m.Free(b)
+	}
+	return nb
+}
+
+// buffer wraps b, a prefix of a buffer of m, as an Arrow buffer that m frees.
+func (m *csvMem) buffer(b []byte) *memory.Buffer { return memory.NewBufferWithAllocator(b, m) }
+
+// Allocate and Reallocate are there for the interface: arrow-go does not
+// grow an immutable buffer. Their memory comes from Options.Allocator.
+func (m *csvMem) Allocate(size int) []byte { return m.alloc.Allocate(size) }
+
+func (m *csvMem) Reallocate(size int, b []byte) []byte {
+	nb := m.Allocate(size)
+	copy(nb, b)
+	m.Free(b)
+	return nb
+}
+
+// Free takes back a buffer of m (or a prefix of one): kept for reuse while
+// m is open and has room, else returned to Options.Allocator.
+func (m *csvMem) Free(b []byte) {
+	if cap(b) == 0 {
+		return
+	}
+	p := unsafe.SliceData(b)
+	m.mu.Lock()
+	orig, ok := m.owned[p]
+	if ok && !m.closed && len(m.idle) < m.maxIdle {
+		m.idle = append(m.idle, orig)
+		m.mu.Unlock()
+		return
+	}
+	if ok {
+		delete(m.owned, p)
+		b = orig
+	}
+	m.mu.Unlock()
+	m.alloc.Free(b)
+}
+
+// close returns the idle buffers to Options.Allocator and keeps none later.
+func (m *csvMem) close() {
+	m.mu.Lock()
+	idle := m.idle
+	m.idle, m.closed = nil, true
+	for _, b := range idle {
+		delete(m.owned, unsafe.SliceData(b))
+	}
+	m.mu.Unlock()
+	for _, b := range idle {
+		m.alloc.Free(b)
+	}
+}
+
+// csvReserveRows bounds the rows reserved per batch, so that a large
+// BatchSize over a small file does not allocate for rows that never come.
+const csvReserveRows = 1 << 14
+
+// csvIdleBuffers is how many released buffers a source keeps for reuse: those
+// of one batch per converting goroutine and one more (two for a serial read),
+// counting a values buffer, a bitmap and a text column's bytes per column.
+func csvIdleBuffers(workers int, cols []csvCol) int {
+	per := 0
+	for _, c := range cols {
+		if c.keep {
+			per += 3
+		}
+	}
+	return per * (max(workers, 1) + 1)
 }

@@ -144,7 +144,15 @@ type csvPipe struct {
 	order chan *csvJob  // every job, in source order, for Next
 	wg    sync.WaitGroup
 	held  *csvJob // a job taken from order and not handed out (Next cancelled)
+	// hint is the largest raw batch filled so far (the reader's alone): a raw
+	// batch filled for the first time is allocated at that size at once, where
+	// growing it by doubling would allocate, fault in and copy memory about
+	// twice its size.
+	hint csvRawSize
 }
+
+// csvRawSize is the length of a raw batch's slices.
+type csvRawSize struct{ buf, ends, recs int }
 
 // startPipe starts the reader and the workers. At most slots raw batches
 // exist and at most slots converted ones wait for Next.
@@ -214,6 +222,14 @@ func (pp *csvPipe) read(s *csvSource) {
 func (pp *csvPipe) fill(s *csvSource, job *csvJob) bool {
 	raw := job.raw
 	raw.reset()
+	if h := pp.hint; cap(raw.buf) < h.buf || cap(raw.ends) < h.ends || cap(raw.recs) < h.recs {
+		raw.buf = make([]byte, 0, max(h.buf, cap(raw.buf)))
+		raw.ends = make([]int, 0, max(h.ends, cap(raw.ends)))
+		raw.recs = make([]csvRawRec, 0, max(h.recs, cap(raw.recs)))
+	}
+	defer func() {
+		pp.hint = csvRawSize{max(pp.hint.buf, len(raw.buf)), max(pp.hint.ends, len(raw.ends)), max(pp.hint.recs, len(raw.recs))}
+	}()
 	for n := 0; n < s.opts.BatchSize; n++ {
 		if n&4095 == 4095 {
 			select {
@@ -248,7 +264,7 @@ func (pp *csvPipe) fill(s *csvSource, job *csvJob) bool {
 
 // convert is a worker goroutine.
 func (pp *csvPipe) convert(c *csvConv) {
-	defer c.rb.Release()
+	defer c.release()
 	for job := range pp.work {
 		select {
 		case <-pp.stop:
@@ -283,24 +299,16 @@ func (c *csvConv) convert(job *csvJob) {
 			pf++
 			continue
 		}
-		c.rec = c.rec[:0]
-		start := r.start
-		for ; field < r.end; field++ {
-			e := raw.ends[field]
-			c.rec = append(c.rec, raw.buf[start:e:e])
-			start = e + 1
-		}
-		if f, ok := c.record(c.rec, r.line); ok {
+		ends := raw.ends[field:r.end]
+		field = r.end
+		if f, ok := c.record(raw.buf, ends, r.start, r.line); ok {
 			rows++
 		} else {
 			job.fails = append(job.fails, f)
 		}
 	}
 	job.rows = rows
-	if rows > 0 {
-		c.learn(rows)
-		job.rec = newBatch(c.rb, rows)
-	}
+	job.rec = c.batch()
 }
 
 // nextParallel is Next on the pipeline.
@@ -382,5 +390,8 @@ func (s *csvSource) stopPipe() {
 			job.rec.Release()
 		}
 	}
+	// Nothing is converted any more: the buffers kept for reuse go back to
+	// Options.Allocator now, and those of batches still held when released.
+	s.mem.close()
 	s.pipe = nil
 }

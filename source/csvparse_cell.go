@@ -1,6 +1,7 @@
 package source
 
 import (
+	"encoding/binary"
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -134,6 +135,26 @@ func fastFloat(b []byte) (float64, bool) {
 // finer than the unit, overflow): parseTimestamp then decides, so results
 // and errors are the same as time.Parse's (FuzzCSVCell checks it).
 func (t *colType) fastTimestamp(b []byte) (int64, bool) {
+	var day csvDay
+	return t.fastTimestampDay(b, &day)
+}
+
+// csvDay is the date of the timestamp cell a column parsed last: its ten
+// bytes "YYYY-MM-DD" (as two little-endian words) and its days since the
+// epoch. Timestamps in files come mostly in order, many rows a day, so that
+// most cells repeat the previous one's date.
+type csvDay struct {
+	lo   uint64 // bytes 0–7
+	hi   uint16 // bytes 8–9
+	days int64
+	ok   bool // lo, hi and days are set
+}
+
+// fastTimestampDay is fastTimestamp, which takes the days of the cell's date
+// from day when its ten bytes are those of day's date, and otherwise parses
+// and checks the date and stores it in day. The result is the same either
+// way: day only ever holds a date whose bytes passed every check.
+func (t *colType) fastTimestampDay(b []byte, day *csvDay) (int64, bool) {
 	if t.loc != nil {
 		if len(b) == 0 || b[len(b)-1] != 'Z' {
 			return 0, false
@@ -141,18 +162,33 @@ func (t *colType) fastTimestamp(b []byte) (int64, bool) {
 		b = b[:len(b)-1]
 	}
 	if len(b) < 19 || len(b) == 20 || len(b) > 29 || (b[10] != 'T' && b[10] != ' ') ||
-		b[4] != '-' || b[7] != '-' || b[13] != ':' || b[16] != ':' {
+		b[13] != ':' || b[16] != ':' {
 		return 0, false
 	}
-	for _, i := range [...]int{0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18} {
+	lo, hi := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint16(b[8:])
+	if !day.ok || lo != day.lo || hi != day.hi {
+		if b[4] != '-' || b[7] != '-' {
+			return 0, false
+		}
+		for _, i := range [...]int{0, 1, 2, 3, 5, 6, 8, 9} {
+			if b[i]-'0' > 9 {
+				return 0, false
+			}
+		}
+		y := d2(b, 0)*100 + d2(b, 2)
+		mo, d := d2(b, 5), d2(b, 8)
+		if mo < 1 || mo > 12 || d < 1 || d > civil.DaysInMonth(y, mo) {
+			return 0, false
+		}
+		*day = csvDay{lo: lo, hi: hi, days: civil.DaysFromCivil(y, mo, d), ok: true}
+	}
+	for _, i := range [...]int{11, 12, 14, 15, 17, 18} {
 		if b[i]-'0' > 9 {
 			return 0, false
 		}
 	}
-	d2 := func(i int) int64 { return int64(b[i]-'0')*10 + int64(b[i+1]-'0') }
-	y := d2(0)*100 + d2(2)
-	mo, d, h, mi, s := d2(5), d2(8), d2(11), d2(14), d2(17)
-	if mo < 1 || mo > 12 || d < 1 || d > civil.DaysInMonth(y, mo) || h > 23 || mi > 59 || s > 59 {
+	h, mi, s := d2(b, 11), d2(b, 14), d2(b, 17)
+	if h > 23 || mi > 59 || s > 59 {
 		return 0, false
 	}
 	ns := int64(0)
@@ -160,19 +196,15 @@ func (t *colType) fastTimestamp(b []byte) (int64, bool) {
 		if b[19] != '.' {
 			return 0, false
 		}
-		n := 0
 		for _, ch := range b[20:] {
 			if ch-'0' > 9 {
 				return 0, false
 			}
 			ns = ns*10 + int64(ch-'0')
-			n++
 		}
-		for ; n < 9; n++ {
-			ns *= 10
-		}
+		ns *= fracScale[len(b)-20]
 	}
-	sec := civil.DaysFromCivil(y, mo, d)*86400 + h*3600 + mi*60 + s
+	sec := day.days*86400 + h*3600 + mi*60 + s
 	// One case per unit, so that every division is by a constant.
 	switch t.unit {
 	case arrow.Second:
@@ -185,6 +217,12 @@ func (t *colType) fastTimestamp(b []byte) (int64, bool) {
 		return scaleTimestamp(sec, ns, 1)
 	}
 }
+
+// fracScale[n] turns n fraction digits into nanoseconds.
+var fracScale = [...]int64{1e9, 1e8, 1e7, 1e6, 1e5, 1e4, 1e3, 1e2, 1e1, 1}
+
+// d2 is the two-digit number at b[i:i+2] (digits checked by the caller).
+func d2(b []byte, i int) int64 { return int64(b[i]-'0')*10 + int64(b[i+1]-'0') }
 
 // scaleTimestamp returns sec seconds and ns nanoseconds in units of per nanoseconds, or
 // false when ns is finer than the unit or the result overflows int64. Small enough to

@@ -121,6 +121,11 @@
 // fuzz target compare them); only the rows per batch may differ, since a
 // failed record no longer leaves room for a later one in its batch. At most
 // about 2×(GOMAXPROCS+2) batches, and no more than 2 Mi rows, are in flight.
+// The int64, float64, timestamp and text columns are written straight into
+// Arrow buffers from Options.Allocator; a released batch's buffers are kept
+// for the next batches (those of at most GOMAXPROCS+1 batches, two for a
+// serial read) until Close, or the end of a parallel read, returns them to the
+// allocator (a batch released later returns its buffers then).
 //
 // # JSON lines and JSON arrays
 //
