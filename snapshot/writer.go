@@ -30,6 +30,11 @@ const spillDir = "spill"
 // per Writer in flight, see pipe).
 var streamBuffer = 1 << 20
 
+// firstBuffer is the capacity a Stream starts with: its buffer doubles up to
+// streamBuffer before it is first handed over, so a short payload (a dataset snapshot
+// has some fifteen of a few bytes each) does not cost a whole buffer of fresh memory.
+const firstBuffer = 4 << 10
+
 // Writer writes one snapshot as a stream: the attempt directory in root/staging is
 // made first (Create: phase 2 of PW-07.04), the payloads are then written one
 // append-only stream per array (Append) or whole (Put), the caller may keep scratch
@@ -198,7 +203,7 @@ func (w *Writer) Append(key string, d DType) (*Stream, error) {
 		return nil, w.fail(err)
 	}
 	st := &Stream{w: w, key: key, dtype: d, path: p, f: f, h: sha256.New(), sink: f,
-		buf: make([]byte, 0, max(streamBuffer, 8))}
+		buf: make([]byte, 0, min(firstBuffer, max(streamBuffer, 8)))}
 	if w.s.opts.Compress {
 		// logical bytes → their SHA-256 and the block encoder → the file and its SHA-256.
 		st.stored = &countingHash{Hash: sha256.New()}
@@ -365,6 +370,23 @@ func (st *Stream) handoff(last bool) error {
 	return nil
 }
 
+// makeRoom leaves at least need (at most 8) free bytes in st.buf: a buffer shorter than
+// streamBuffer grows (doubling), a full one is handed over.
+func (st *Stream) makeRoom(need int) error {
+	if cap(st.buf)-len(st.buf) >= need {
+		return nil
+	}
+	if c, full := cap(st.buf), max(streamBuffer, 8); c < full {
+		b := make([]byte, len(st.buf), min(max(2*c, len(st.buf)+need), full))
+		copy(b, st.buf)
+		st.buf = b
+		if cap(b)-len(b) >= need {
+			return nil
+		}
+	}
+	return st.handoff(false)
+}
+
 // failWith makes err the stream's sticky error and the writer's.
 func (st *Stream) failWith(err error) error {
 	st.err = st.w.fail(err)
@@ -395,10 +417,8 @@ func (st *Stream) Write(p []byte) (int, error) {
 	}
 	n := 0
 	for len(p) > 0 {
-		if len(st.buf) == cap(st.buf) {
-			if err := st.handoff(false); err != nil {
-				return n, err
-			}
+		if err := st.makeRoom(1); err != nil {
+			return n, err
 		}
 		k := copy(st.buf[len(st.buf):cap(st.buf)], p)
 		st.buf = st.buf[:len(st.buf)+k]
@@ -421,10 +441,8 @@ func (st *Stream) AppendUint64(v ...uint64) error {
 			_, err := st.Write(nil)
 			return err
 		}
-		if cap(st.buf)-len(st.buf) < 8 {
-			if err := st.handoff(false); err != nil {
-				return err
-			}
+		if err := st.makeRoom(8); err != nil {
+			return err
 		}
 		k := min(len(v), (cap(st.buf)-len(st.buf))/8)
 		for _, x := range v[:k] {
