@@ -225,11 +225,13 @@
 // groups, and its arrays share the values and offsets of one row group's
 // decoded Go buffers (a column chunk of one dense page: that page, retained
 // with them; validity bitmaps are the batch's own), which are reused for a
-// later row group once every batch over them has been released (memory: the
-// decoded row groups that the caller's unreleased batches refer to, plus one,
-// plus two kept idle for reuse; with Options.ReleasedPromptly, as the scan
-// sets it, Next waits for the previous row group's batches instead, and one
-// row group's memory serves the whole file).
+// later row group once every batch over them has been released. The next row
+// group is decoded ahead, on its own goroutines, while the caller consumes
+// the batches of the current one (memory: the decoded row groups that the
+// caller's unreleased batches refer to, plus the current and the next, plus
+// two kept idle for reuse; with Options.ReleasedPromptly, as the scan sets it,
+// the decoding ahead waits for earlier row groups' batches instead, and two
+// row groups' memory serve the whole file).
 //
 // IPC files are read one batch at a time from the footer; IPC streams
 // message by message. Supported Arrow types are those TypeName

@@ -249,6 +249,21 @@ type parquetGoSource struct {
 	size   int64     // file size at open (checkPages bounds page extents by it)
 	g      int       // next row group to decode
 	pos, n int       // next row and row count of the decoded row group
+
+	// pre delivers row group g decoded ahead on its own goroutine while the
+	// caller consumes the batches of the one before (nil: none in flight);
+	// preCancel stops its wait for row group memory (Close).
+	pre       chan decodedGroup
+	preCancel context.CancelFunc
+}
+
+// decodedGroup is a row group decoded by decodeInto: its memory and rows, or
+// the pool's error (waiting for memory was cancelled) or the decode's.
+type decodedGroup struct {
+	mem     *groupMem
+	n       int
+	poolErr error
+	err     error
 }
 
 // openParquetGo opens the fast path over the file f that arrow-go has already
@@ -340,18 +355,45 @@ func (s *parquetGoSource) Next(ctx context.Context) (rec arrow.RecordBatch, err 
 			s.cur.release() // the batches cut from it hold their own references
 			s.cur = nil
 		}
-		mem, err := s.pool.get(ctx, s.opts.ReleasedPromptly)
-		if err != nil {
-			s.stop = &Error{Code: CodeIncomplete, Op: op, Source: s.a.String(), Msg: "cancelled while waiting for earlier batches to be released", Err: err}
+		var d decodedGroup
+		if s.pre != nil {
+			select {
+			case d = <-s.pre:
+			case <-ctx.Done():
+				// The row group decoded ahead may be waiting for memory
+				// under an earlier call's context: stop it, as a wait of
+				// this call would have stopped.
+				s.preCancel()
+				if d = <-s.pre; d.mem != nil {
+					d.mem.release()
+				}
+				d = decodedGroup{poolErr: ctx.Err()}
+			}
+			s.preCancel()
+			s.pre, s.preCancel = nil, nil
+		} else {
+			d = s.decodeInto(ctx, s.g)
+		}
+		if d.poolErr != nil {
+			s.stop = &Error{Code: CodeIncomplete, Op: op, Source: s.a.String(), Msg: "cancelled while waiting for earlier batches to be released", Err: d.poolErr}
 			return nil, s.stop
 		}
-		n, err := s.decodeGroup(s.g, mem)
-		if err != nil {
-			mem.release()
-			return nil, s.fatal(&Error{Code: CodeCorrupt, Op: op, Source: s.a.String(), Msg: fmt.Sprintf("cannot decode column data of row group %d", s.g+1), Err: err})
+		if d.err != nil {
+			d.mem.release()
+			return nil, s.fatal(&Error{Code: CodeCorrupt, Op: op, Source: s.a.String(), Msg: fmt.Sprintf("cannot decode column data of row group %d", s.g+1), Err: d.err})
 		}
-		s.cur, s.pos, s.n = mem, 0, n
+		s.cur, s.pos, s.n = d.mem, 0, d.n
 		s.g++
+		if s.g < len(s.groups) {
+			// Decode the next row group while the caller consumes this one's
+			// batches: otherwise every row group's decoding is a phase in which
+			// the caller's goroutines wait, and its consumption one in which
+			// the reader does.
+			pctx, cancel := context.WithCancel(ctx)
+			ch, g := make(chan decodedGroup, 1), s.g
+			s.pre, s.preCancel = ch, cancel
+			go func() { ch <- s.decodeInto(pctx, g) }()
+		}
 	}
 	lo, hi := s.pos, min(s.pos+s.opts.BatchSize, s.n)
 	cols := make([]arrow.Array, len(s.cols))
@@ -368,6 +410,24 @@ func (s *parquetGoSource) Next(ctx context.Context) (rec arrow.RecordBatch, err 
 	s.pos = hi
 	out := newRecord(s.schema, cols, int64(hi-lo))
 	return s.screen(out)
+}
+
+// decodeInto decodes row group g into row group memory from the pool (waiting
+// for it with Options.ReleasedPromptly, until ctx ends). It runs on the
+// caller's goroutine or, decoding ahead, on its own: a panic of the decoder is
+// an error either way.
+func (s *parquetGoSource) decodeInto(ctx context.Context, g int) (d decodedGroup) {
+	mem, err := s.pool.get(ctx, s.opts.ReleasedPromptly)
+	if err != nil {
+		return decodedGroup{poolErr: err}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			d = decodedGroup{mem: mem, err: errors.New("the reader failed on malformed input (recovered panic)")}
+		}
+	}()
+	n, err := s.decodeGroup(g, mem)
+	return decodedGroup{mem: mem, n: n, err: err}
 }
 
 // decodeGroup decodes every kept column of row group g into mem, row group
@@ -430,6 +490,15 @@ func (s *parquetGoSource) decodeColumn(g, i, n int, mem *groupMem, hdr *[]byte) 
 }
 
 func (s *parquetGoSource) Close() error {
+	if s.pre != nil {
+		// The row group decoded ahead: stop its wait for memory, let it
+		// finish (it reads the file) and drop it.
+		s.preCancel()
+		if d := <-s.pre; d.mem != nil {
+			d.mem.release()
+		}
+		s.pre, s.preCancel = nil, nil
+	}
 	if s.cur != nil {
 		s.cur.release()
 		s.cur = nil
@@ -444,8 +513,8 @@ func (s *parquetGoSource) Close() error {
 // exists). It returns the parquet-go source, or nil with s's evidence
 // recording pqarrow, or an error when ParquetReaderEnv demands parquet-go
 // for a file outside its scope.
-// maxParquetGoGroupRows bounds the row groups the parquet-go reader takes: it holds one
-// decoded row group in memory (about 16 M rows of a few columns is a few hundred MB).
+// maxParquetGoGroupRows bounds the row groups the parquet-go reader takes: it holds a
+// decoded row group and the next in memory (about 16 M rows of a few columns is a few hundred MB).
 // A variable so that tests can lower it.
 var maxParquetGoGroupRows int64 = 1 << 24
 

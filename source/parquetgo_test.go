@@ -769,8 +769,10 @@ func TestParquetGoGroupReuse(t *testing.T) {
 			if row != 657 {
 				t.Fatalf("%s: %d rows read", name, row)
 			}
-			if !async && pg.pool.fresh != 2 {
-				t.Errorf("%s: %d row group memories allocated for 4 groups, want 2 (reuse of released ones only)", name, pg.pool.fresh)
+			// Group 2 is held; the others reuse released memory, except that the
+			// group decoded ahead may need one more while the current one is cut.
+			if !async && (pg.pool.fresh < 2 || pg.pool.fresh > 3) {
+				t.Errorf("%s: %d row group memories allocated for 4 groups, want 2 or 3 (reuse of released ones only, and one decoded ahead)", name, pg.pool.fresh)
 			}
 			if err := src.Close(); err != nil {
 				t.Fatal(err)
@@ -805,9 +807,9 @@ func batchDigest(t *testing.T, rec arrow.RecordBatch) string {
 	return b.String()
 }
 
-// TestParquetGoReleasedPromptly: with Options.ReleasedPromptly the reader waits in Next
-// for the previous row group's batches to be released and decodes into its memory: one
-// row group's memory for the whole file. Batches are released on other goroutines after
+// TestParquetGoReleasedPromptly: with Options.ReleasedPromptly the reader decodes a row
+// group ahead into memory whose batches have all been released, waiting for them: at most
+// two row groups' memory for the whole file (the one batches are cut from and the next). Batches are released on other goroutines after
 // a delay, each first compared with itself as read, so a row group decoded into memory
 // a batch still uses would show. A batch held across a row group boundary makes Next
 // wait until its context ends: then PW_SOURCE_INCOMPLETE, and Close returns.
@@ -832,33 +834,84 @@ func TestParquetGoReleasedPromptly(t *testing.T) {
 			})
 		})
 		wg.Wait()
-		if pg := src.(*parquetGoSource); row != 657 || pg.pool.fresh != 1 {
-			t.Fatalf("dictionary %v: %d rows, %d row group memories allocated, want 657 and 1", dict, row, pg.pool.fresh)
+		if pg := src.(*parquetGoSource); row != 657 || pg.pool.fresh < 1 || pg.pool.fresh > 2 {
+			t.Fatalf("dictionary %v: %d rows, %d row group memories allocated, want 657 and at most 2", dict, row, pg.pool.fresh)
 		}
 		if err := src.Close(); err != nil {
 			t.Fatal(err)
 		}
 	}
 
-	// A batch held while asking for the next row group: Next waits until ctx ends.
+	// Batches of the first two row groups held while asking for the third: its decoding
+	// ahead waits for memory under the earlier calls' context, and Next waits until its
+	// own context ends.
 	path, _ := groupsFile(t, groups, false)
 	src, err := Open(context.Background(), path, Options{BatchSize: 1000, ReleasedPromptly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := src.Next(context.Background())
-	if err != nil {
-		t.Fatal(err)
+	var held []arrow.RecordBatch
+	for range 2 {
+		rec, err := src.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, rec)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	if rec, err := src.Next(ctx); rec != nil || CodeOf(err) != CodeIncomplete {
-		t.Fatalf("Next with the first row group's batch held: %v, %v; want %s", rec, err, CodeIncomplete)
+		t.Fatalf("Next with the first two row groups' batches held: %v, %v; want %s", rec, err, CodeIncomplete)
 	}
 	if err := src.Close(); err != nil {
 		t.Fatal(err)
 	}
-	first.Release()
+	for _, rec := range held {
+		rec.Release()
+	}
+}
+
+// TestParquetGoCloseAhead: Close while the next row group is being decoded ahead, or is
+// waiting for memory that a held batch keeps, returns, and leaves no goroutine behind;
+// a batch read before stays intact.
+func TestParquetGoCloseAhead(t *testing.T) {
+	t.Setenv(ParquetReaderEnv, "parquet-go")
+	path, _ := groupsFile(t, []int{100, 300, 7, 250}, false)
+	for _, promptly := range []bool{false, true} {
+		before := runtime.NumGoroutine()
+		// With ReleasedPromptly a third read holding two row groups' batches would
+		// wait for ever (TestParquetGoReleasedPromptly); two reads leave the third
+		// group's decoding ahead waiting for memory, which Close must stop.
+		for reads := 1; reads <= 3 && (!promptly || reads <= 2); reads++ {
+			src, err := Open(context.Background(), path, Options{BatchSize: 1000, ReleasedPromptly: promptly})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var held []arrow.RecordBatch
+			for range reads {
+				rec, err := src.Next(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				held = append(held, rec)
+			}
+			if err := src.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if d := batchDigest(t, held[0]); d != batchDigest(t, held[0]) || held[0].NumRows() != 100 {
+				t.Fatalf("promptly %v, %d reads: the first batch changed after Close", promptly, reads)
+			}
+			for _, rec := range held {
+				rec.Release()
+			}
+		}
+		for i := 0; runtime.NumGoroutine() > before && i < 100; i++ {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if n := runtime.NumGoroutine(); n > before {
+			t.Errorf("promptly %v: %d goroutines after Close, %d before", promptly, n, before)
+		}
+	}
 }
 
 // TestParquetGoGroupRowsCap: a row group above maxParquetGoGroupRows goes to pqarrow (it

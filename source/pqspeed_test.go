@@ -166,8 +166,8 @@ func TestPqSpeedWholePages(t *testing.T) {
 				}
 				rec.Release()
 			})
-			if group != len(groups)-1 || pg.pool.fresh != 1 {
-				t.Errorf("%s: %d row groups seen, %d row group memories, want %d and 1", name, group+1, pg.pool.fresh, len(groups))
+			if group != len(groups)-1 || pg.pool.fresh < 1 || pg.pool.fresh > 2 {
+				t.Errorf("%s: %d row groups seen, %d row group memories, want %d and at most 2 (the current and the next, decoded ahead)", name, group+1, pg.pool.fresh, len(groups))
 			}
 			if err := src.Close(); err != nil {
 				t.Fatal(err)
