@@ -226,8 +226,8 @@
 // decoded Go buffers (a column chunk of one dense page: that page, retained
 // with them; validity bitmaps are the batch's own), which are reused for a
 // later row group once every batch over them has been released. The next row
-// group is decoded ahead, on its own goroutines, while the caller consumes
-// the batches of the current one (memory: the decoded row groups that the
+// group, when it has at most 256 Ki rows, is decoded ahead, on its own goroutines,
+// while the caller consumes the batches of the current one (memory: the decoded row groups that the
 // caller's unreleased batches refer to, plus the current and the next, plus
 // two kept idle for reuse; with Options.ReleasedPromptly, as the scan sets it,
 // the decoding ahead waits for earlier row groups' batches instead, and two

@@ -620,7 +620,7 @@ func TestGroupPoolKeepsTwo(t *testing.T) {
 	p := newGroupPool(1)
 	var gs []*groupMem
 	for range 3 {
-		g, err := p.get(context.Background(), false)
+		g, err := p.get(context.Background(), false, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -901,7 +901,7 @@ func TestCheckOffsets(t *testing.T) {
 func TestPgBufArrayTwoGiB(t *testing.T) {
 	b := pgBuf{offs: []int64{0, 1 << 30, math.MaxInt32, math.MaxInt32 + 1}, data: make([]byte, math.MaxInt32+1)}
 	pool := newGroupPool(1)
-	g, err := pool.get(context.Background(), false)
+	g, err := pool.get(context.Background(), false, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

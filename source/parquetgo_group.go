@@ -69,25 +69,20 @@ type groupPool struct {
 
 const maxIdleGroups = 2
 
-// maxWaitGroups is the row group memory a source whose caller releases its
-// batches promptly allocates: the group batches are cut from and the next,
-// decoded ahead (parquetGoSource.Next).
-const maxWaitGroups = 2
-
 func newGroupPool(cols int) groupPool {
 	return groupPool{cols: cols, freed: make(chan struct{}, 1)}
 }
 
 // get returns an idle group holding the source's reference. When none is
-// idle it allocates one, except with wait once maxWaitGroups exist: it then
-// waits for one to be released (Options.ReleasedPromptly), until ctx ends.
-func (p *groupPool) get(ctx context.Context, wait bool) (*groupMem, error) {
+// idle it allocates one, except with wait once most exist: it then waits for
+// one to be released (Options.ReleasedPromptly), until ctx ends.
+func (p *groupPool) get(ctx context.Context, wait bool, most int) (*groupMem, error) {
 	for {
 		p.mu.Lock()
 		var g *groupMem
 		if n := len(p.idle); n > 0 {
 			g, p.idle = p.idle[n-1], p.idle[:n-1]
-		} else if !wait || p.fresh < maxWaitGroups {
+		} else if !wait || p.fresh < most {
 			g = &groupMem{bufs: make([]pgBuf, p.cols), pool: p}
 			p.fresh++
 		}

@@ -331,7 +331,7 @@ func TestPqSpeedRefer(t *testing.T) {
 		}
 		if c.rows != "" {
 			pool := newGroupPool(1)
-			g, err := pool.get(context.Background(), false)
+			g, err := pool.get(context.Background(), false, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
