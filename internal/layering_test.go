@@ -38,7 +38,7 @@ var allowed = map[string][]string{
 	"source":             {"internal/civil", "internal/hugemem", "internal/arrowfb", "internal/decimaltext", "internal/errcode"},
 	"fingerprint":        {"normalize", "arrays", "internal/civil", "internal/hugemem", "internal/errcode"},
 	"repo":               {"snapshot", "source", "fingerprint", "normalize", "arrays", "internal/errcode"},
-	"scan":               {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo", "lineage", "internal/errcode"},
+	"scan":               {"snapshot", "source", "fingerprint", "normalize", "arrays", "repo", "lineage", "internal/hugemem", "internal/errcode"},
 	"incident":           {"snapshot", "fingerprint", "normalize", "arrays", "repo", "config", "lineage", "why", "internal/tablefp", "internal/chain", "internal/errcode"},
 	"retention":          {"snapshot", "repo", "lineage", "incident", "internal/errcode"}, // prune: the scans, and the histories that refer to them
 	"why":                {"snapshot", "fingerprint", "normalize", "arrays", "repo", "scan", "source", "compare", "lineage", "internal/human", "internal/errcode"},
