@@ -69,7 +69,10 @@
 // record digest) entries sorted by their words, at value resolution also every
 // record's value digests. On request it also returns, in the entries' order, each
 // entry's input ordinal (Options.Origins) and key record (Options.KeyWords), so that a
-// caller pairs entries with its own rows without digesting or sorting again. Results do
+// caller pairs entries with its own rows without digesting or sorting again; with
+// Options.KeyStore the key records stay where the engine stored them (Result.Keys, a
+// key of one shape as its payload words alone), read entry by entry or gathered into
+// the arrays on demand, for a caller that needs the keys of a few entries. Results do
 // not depend on worker count, chunk size, batch boundaries or (in Multiset mode) record
 // order. The engine retains no batch after reading it; Options.Release hands each batch
 // back to its producer. A Feed (Engine.NewFeed) is the same computation driven by the

@@ -90,6 +90,8 @@ func NewEngine(c Context, o Options) (*Engine, error) {
 // fields, [1, 2, k, key frames in ascending field id] (the whole record when no key
 // field is declared), whose digest is the entry's key digest. Entry i's key record is
 // KeyWords[KeyOffsets[i]:KeyOffsets[i+1]] (len(KeyOffsets) = records+1, KeyOffsets[0] = 0).
+// With Options.KeyStore, Keys holds the same key records in the engine's stores instead,
+// and KeyWords and KeyOffsets are nil (Result.Gather makes them).
 type Result struct {
 	State        State
 	Columns      []ColumnState // one per schema field, ascending field id; nil unless asked
@@ -99,6 +101,7 @@ type Result struct {
 	Origins      []uint64
 	KeyWords     []uint64
 	KeyOffsets   []uint64
+	Keys         *KeyStore
 }
 
 // ColumnState is the multiset state of one field's value digests over all records that

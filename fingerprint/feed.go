@@ -45,11 +45,11 @@ func (e *Engine) NewFeed(n int) (*Feed, error) {
 // retains nothing of it. The checks and error codes are Run's; after an error the Feed
 // has no result.
 func (f *Feed) Add(w int, b *normalize.RecordBatch, batch int, first uint64) error {
+	if f.done.Load() { // before the lanes: Result lets them go
+		return newErr("feed", CodeOptions, "Add after Result")
+	}
 	if w < 0 || w >= len(f.parts) {
 		return newErr("feed", CodeOptions, "lane out of range")
-	}
-	if f.done.Load() {
-		return newErr("feed", CodeOptions, "Add after Result")
 	}
 	e := f.e
 	pos := e.opt.Offset + first
@@ -77,11 +77,11 @@ func (f *Feed) Add(w int, b *normalize.RecordBatch, batch int, first uint64) err
 // the same result as Add would from the C2 records of those values; the caller answers
 // for that equality (Columnar's kernels are tested against the scalar definition).
 func (f *Feed) AddSums(w int, n uint64, records Digest, columns []Digest) error {
+	if f.done.Load() { // before the lanes: Result lets them go
+		return newErr("feed", CodeOptions, "AddSums after Result")
+	}
 	if w < 0 || w >= len(f.parts) {
 		return newErr("feed", CodeOptions, "lane out of range")
-	}
-	if f.done.Load() {
-		return newErr("feed", CodeOptions, "AddSums after Result")
 	}
 	e := f.e
 	if e.opt.Resolution != DatasetResolution || e.ctx.Mode() != Multiset || e.ctx.Algorithm() != XXH3Columnar {
@@ -119,5 +119,7 @@ func (f *Feed) Result() (*Result, error) {
 		}
 		wg.Wait()
 	}
-	return f.e.merge(f.parts), nil
+	r := f.e.merge(f.parts)
+	f.parts = nil // what the result needs of them (its key stores) it holds itself
+	return r, nil
 }

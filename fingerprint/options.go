@@ -66,6 +66,10 @@ type Options struct {
 	// only): every entry's key record, the words its key digest was computed from, so
 	// that a caller need not keep the batches to know the keys.
 	KeyWords bool
+	// KeyStore, with KeyWords, leaves the key records where the engine stored them:
+	// Result.Keys instead of Result.KeyWords and Result.KeyOffsets (nil then), for a
+	// caller that reads the keys of a few entries only (see KeyStore).
+	KeyStore bool
 	// TrustedFrames skips the C2 payload-shape validation of each record: set it only
 	// for batches produced by normalize/columnar.Encoder or normalize.AppendRecord, whose
 	// words are valid C2 frames by construction (columnar's property tests compare it with

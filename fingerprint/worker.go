@@ -13,21 +13,22 @@ type colAcc struct {
 
 // partial is one worker's accumulator; only that worker touches it until the merge.
 type partial struct {
-	e      *Engine
-	index  int
-	h      *hasher
-	count  uint64
-	lanes  [maxLanes]uint64
-	cols   []colAcc
-	blocks [][]entry // record entries in append order, in fixed-size blocks (no regrowth copies)
-	nrecs  int       // entries in blocks
-	recs   []entry   // after the run: all entries, sorted
-	ords   blockList // Options.Origins: the run ordinal of each of recs, in append order
-	keys   wordStore // Options.KeyWords: the key record of each of recs, in append order
-	vals   wordStore // value resolution: the value entries of each of recs, in append order
-	valBuf []uint64  // the current record's value entries
-	keyBuf []uint64
-	keyAt  []int // frame start of each key field in the current record
+	e        *Engine
+	index    int
+	h        *hasher
+	count    uint64
+	lanes    [maxLanes]uint64
+	cols     []colAcc
+	blocks   [][]entry // record entries in append order, in fixed-size blocks (no regrowth copies)
+	nrecs    int       // entries in blocks
+	recs     []entry   // after the run: all entries, sorted
+	released int64     // bytes of the blocks finish let go
+	ords     blockList // Options.Origins: the run ordinal of each of recs, in append order
+	keys     wordStore // Options.KeyWords: the key record of each of recs, in append order
+	vals     wordStore // value resolution: the value entries of each of recs, in append order
+	valBuf   []uint64  // the current record's value entries
+	keyBuf   []uint64
+	keyAt    []int // frame start of each key field in the current record
 
 	// XXH3Columnar: each field digest is computed once and serves the record digest,
 	// the key digest and the column state (value digest).
@@ -52,6 +53,9 @@ func (e *Engine) newPartial(index int) *partial {
 // the entries for the merge.
 func (p *partial) finish() {
 	p.recs = sortEntries(p.blocks, p.nrecs)
+	for _, b := range p.blocks {
+		p.released += int64(cap(b)) * entryBytes
+	}
 	p.blocks = nil
 }
 

@@ -103,6 +103,9 @@ type Scan struct {
 	Records    []uint64 // [key_lo, key_hi, record_lo, record_hi]..., sorted
 	KeyWords   []uint64
 	KeyOffsets []uint64
+	// Keys holds the key records instead of KeyWords and KeyOffsets (nil then) in a
+	// scan observed with scan.Options.KeyStore: Key reads it, Arrays gathers it.
+	Keys *fingerprint.KeyStore
 
 	// Value resolution.
 	Values       []uint64 // [field_id, value_lo, value_hi]...
@@ -163,7 +166,13 @@ func (s *Scan) Missing() Parts { return s.missing }
 func (s *Scan) Len() int { return len(s.Records) / fingerprint.RecordStride }
 
 // Key returns the key-projected C2 record of entry i.
-func (s *Scan) Key(i int) []uint64 { return s.KeyWords[s.KeyOffsets[i]:s.KeyOffsets[i+1]] }
+// It shares memory with the scan: it must not be modified.
+func (s *Scan) Key(i int) []uint64 {
+	if s.Keys != nil {
+		return s.Keys.Key(i)
+	}
+	return s.KeyWords[s.KeyOffsets[i]:s.KeyOffsets[i+1]]
+}
 
 // FieldByID returns the field with id, and whether there is one.
 func (s *Scan) FieldByID(id uint64) (Field, bool) {
@@ -199,8 +208,13 @@ func Identities(c fingerprint.Context) fingerprint.Identities {
 // s.Columns are not used: the observation table already carries the states. The arrays
 // share memory with s.Records, s.KeyWords, s.KeyOffsets, s.Values, s.ValueOffsets and the
 // columns of the C1 tables (hundreds of megabytes at record and value resolution): those
-// must not be modified while the arrays are in use.
+// must not be modified while the arrays are in use. Keys, when set, is first gathered
+// into KeyWords and KeyOffsets (fingerprint.KeyStore.Gather) and dropped.
 func (s *Scan) Arrays() (map[string]snapshot.Array, error) {
+	if s.Keys != nil {
+		s.KeyWords, s.KeyOffsets = s.Keys.Gather()
+		s.Keys = nil
+	}
 	desc := s.Descriptor
 	desc.Format, desc.Version = DescriptorFormat, DescriptorVersion
 	js, err := json.Marshal(desc)

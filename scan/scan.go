@@ -72,6 +72,13 @@ type Options struct {
 	// column states still cover every record. Record resolution, or value resolution
 	// with DigestsOnly; not published.
 	Select func(key fingerprint.Digest) bool
+	// KeyStore, at record resolution, leaves the records' keys where the fingerprint
+	// engine stored them (Scan.Keys, fingerprint.KeyStore) instead of gathering them into
+	// Scan.KeyWords and Scan.KeyOffsets: a third or less of the memory (a key of one
+	// shape is kept as its payload words), for a caller that reads the keys of a few
+	// records only, such as a comparison (the records that differ). Scan.Key reads
+	// either form; Scan.Arrays gathers the store first.
+	KeyStore bool
 
 	// Memory is the memory budget of Run at record and value resolution, in bytes: the
 	// sorted record entries are cut into runs of at most half of it (spill.go), each
@@ -290,6 +297,9 @@ func resolution(o Options) (snapshot.Resolution, fingerprint.Resolution, error) 
 	}
 	if o.Fetch != nil && len(o.Key) == 0 {
 		return "", 0, &Error{Code: CodeOptions, Op: "options", Msg: "Fetch needs declared key columns"}
+	}
+	if o.KeyStore && res != snapshot.ResolutionRecord {
+		return "", 0, &Error{Code: CodeOptions, Op: "options", Msg: "KeyStore needs record resolution"}
 	}
 	if o.Select != nil && res != snapshot.ResolutionRecord && !(res == snapshot.ResolutionValue && o.DigestsOnly) {
 		return "", 0, &Error{Code: CodeOptions, Op: "options", Msg: "Select needs record resolution, or value resolution with DigestsOnly"}
@@ -515,7 +525,7 @@ func fingerprintSource(ctx context.Context, src source.Source, o Options, fctx f
 	// projection and digest nor a second sort.
 	eng, err := fingerprint.NewEngine(fctx, fingerprint.Options{Resolution: fres,
 		Columns: true, KeyFields: keyIDs, TrustedFrames: true, Origins: keep,
-		KeyWords: res != snapshot.ResolutionDataset, Select: o.Select})
+		KeyWords: res != snapshot.ResolutionDataset, KeyStore: o.KeyStore, Select: o.Select})
 	if err != nil {
 		return nil, nil, nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine", Err: err}
 	}
@@ -809,10 +819,16 @@ func buildTables(sc *repo.Scan, fr *fingerprint.Result, observedAt uint64) error
 // (DuplicateKeyError).
 func buildRecords(sc *repo.Scan, fr *fingerprint.Result, kept []*normalize.RecordBatch, keyIDs []uint64, values bool) error {
 	n := len(fr.Records) / fingerprint.RecordStride
-	if len(fr.KeyOffsets) != n+1 || fr.KeyOffsets[n] != uint64(len(fr.KeyWords)) {
+	keyOf := func(e int) []uint64 { return fr.KeyWords[fr.KeyOffsets[e]:fr.KeyOffsets[e+1]] }
+	switch {
+	case fr.Keys != nil:
+		if fr.Keys.Len() != n || values {
+			return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "key store differs from the engine's entries"}
+		}
+		keyOf = fr.Keys.Key
+	case len(fr.KeyOffsets) != n+1 || fr.KeyOffsets[n] != uint64(len(fr.KeyWords)):
 		return &Error{Code: CodeInternal, Op: "fingerprint", Msg: "key words differ from the engine's entries"}
 	}
-	keyOf := func(e int) []uint64 { return fr.KeyWords[fr.KeyOffsets[e]:fr.KeyOffsets[e+1]] }
 	// Duplicate keys (declared keys only: without a key, equal keys are equal records),
 	// from the sorted key digests.
 	if len(keyIDs) > 0 {
@@ -835,7 +851,7 @@ func buildRecords(sc *repo.Scan, fr *fingerprint.Result, kept []*normalize.Recor
 			return dup
 		}
 	}
-	sc.Records, sc.KeyWords, sc.KeyOffsets = fr.Records, fr.KeyWords, fr.KeyOffsets
+	sc.Records, sc.KeyWords, sc.KeyOffsets, sc.Keys = fr.Records, fr.KeyWords, fr.KeyOffsets, fr.Keys
 	if !values {
 		return nil
 	}

@@ -190,6 +190,7 @@ func (sp *spiller) cut() error {
 	if err != nil {
 		return &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine result", Err: err}
 	}
+	fr.Gather() // a run is encoded from the key arrays (Options.KeyStore applies to memory)
 	tiles := sp.tiles
 	sp.tiles = nil
 	sp.used.Store(0)
@@ -377,6 +378,7 @@ func (sp *spiller) finish() (*fingerprint.Result, []*normalize.RecordBatch, erro
 	if err != nil {
 		return nil, nil, &Error{Code: CodeFingerprint, Op: "fingerprint", Msg: "engine result", Err: err}
 	}
+	fr.Gather() // as in cut
 	tiles := sp.tiles
 	sp.tiles, sp.feed = nil, nil
 	if err := sp.sum(fr); err != nil {

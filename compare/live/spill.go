@@ -148,7 +148,7 @@ func (s *scratch) summaries(ctx context.Context, obs [2]*scan.Result) ([2]*repo.
 			if err != nil {
 				return out, s.failed(i, err)
 			}
-			r.Scan.Records, r.Scan.KeyWords, r.Scan.KeyOffsets = nil, nil, nil
+			r.Scan.Records, r.Scan.KeyWords, r.Scan.KeyOffsets, r.Scan.Keys = nil, nil, nil, nil
 			r.Scan.Values, r.Scan.ValueOffsets, r.Scan.ValueTable = nil, nil, nil
 		}
 		sc, err := s.snaps.LoadParts(id, 0, nil)
