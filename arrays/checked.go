@@ -59,3 +59,30 @@ func checkSlice(offset, length, n uint64) Code {
 	}
 	return ""
 }
+
+// maxSlotBytesPerRow bounds the bytes per row of every structure the uint32-slot paths
+// build (idcheck.go, partition.go): a 16-byte (id, row, hash) entry and a bucket table of
+// at most four uint32 slots per row (2*m rounded up to a power of two), a direct table
+// of fewer than two uint32 slots per row plus 64, or the hash Index that idTable.resolve
+// falls back to (at most three 16-byte slots per row: 1.5n rounded up).
+const maxSlotBytesPerRow = 64
+
+// slotRows reports whether a table of n rows takes the uint32-slot paths: its rows fit
+// the slots (row+1 below MaxUint32) and their tables, sized from counts computed in
+// int, cannot wrap below maxInt (math.MaxInt; a parameter so that tests can state the
+// 32-bit limit on any platform). Larger tables take the hash Index, whose allocation
+// is checked (allocLen).
+func slotRows(n int, maxInt uint64) bool {
+	return n >= 0 && uint64(n) < math.MaxUint32 && uint64(n) <= maxInt/maxSlotBytesPerRow
+}
+
+// allocLen returns n as the length of a slice of width-byte elements, or a CodeOverflow
+// error when n*width bytes wrap or exceed maxInt (math.MaxInt outside tests), where
+// make would panic or a size computed in int would wrap on a 32-bit platform.
+func allocLen(table, column string, n, width, maxInt uint64) (int, error) {
+	b, err := MulUint64(n, width)
+	if err != nil || b > maxInt {
+		return 0, &Error{Code: CodeOverflow, Op: opValidate, Table: table, Column: column, Row: -1}
+	}
+	return int(n), nil
+}

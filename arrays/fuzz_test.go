@@ -109,6 +109,9 @@ func seeds(f *testing.F) {
 func FuzzArtifactValidate(f *testing.F) {
 	seeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		r := &fuzzReader{b: data}
 		a := &ArtifactTable{}
 		r.fill(a, int(r.byte()%16))
@@ -140,6 +143,9 @@ func fuzzArtifacts() *ArtifactTable {
 func FuzzValueValidate(f *testing.F) {
 	seeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		r := &fuzzReader{b: data}
 		v := &ValueTable{}
 		r.fill(v, int(r.byte()%16))
@@ -168,6 +174,9 @@ func FuzzValueValidate(f *testing.F) {
 func FuzzObservationValidate(f *testing.F) {
 	seeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		r := &fuzzReader{b: data}
 		o := &ObservationTable{}
 		r.fill(o, int(r.byte()%16))
@@ -194,6 +203,9 @@ func FuzzObservationValidate(f *testing.F) {
 func FuzzEdgeValidate(f *testing.F) {
 	seeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		r := &fuzzReader{b: data}
 		e := &EdgeTable{}
 		r.fill(e, int(r.byte()%16))
@@ -226,6 +238,9 @@ func FuzzEdgeValidate(f *testing.F) {
 func FuzzIncidentValidate(f *testing.F) {
 	seeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		r := &fuzzReader{b: data}
 		obs := &ObservationTable{}
 		r.fill(obs, int(r.byte()%8))
@@ -255,6 +270,9 @@ func FuzzIncidentValidate(f *testing.F) {
 func FuzzTablesValidate(f *testing.F) {
 	seeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		r := &fuzzReader{b: data}
 		ts := &Tables{Artifacts: &ArtifactTable{}, Values: &ValueTable{}, Observations: &ObservationTable{},
 			Edges: &EdgeTable{}, Incidents: &IncidentTable{}}
@@ -274,6 +292,9 @@ func FuzzBorrow(f *testing.F) {
 	f.Add([]byte{1, 2, 3, 4}, "int16", 2, 2, true)
 	f.Add([]byte{}, "float64", 0, 0, false)
 	f.Fuzz(func(t *testing.T, data []byte, format string, shape, stride int, bigEndian bool) {
+		if len(data)+len(format) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		b := Buffer{Data: data, Format: format, BigEndian: bigEndian}
 		if shape >= 0 {
 			b.Shape = []int{shape}
@@ -309,6 +330,9 @@ func FuzzDecode(f *testing.F) {
 	f.Add("1.1", byte(1), []byte{1, 2, 3})
 	f.Add("1.0", byte(3), []byte{})
 	f.Fuzz(func(t *testing.T, version string, table byte, data []byte) {
+		if len(version)+len(data) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		kind := TableKinds[int(table)%len(TableKinds)]
 		tab, _ := NewTable(kind)
 		fr := Frame{Version: version, Table: kind, Columns: map[string]*View{}}

@@ -33,8 +33,9 @@ import (
 // iterative. Extra memory per row is at most about 40 bytes: sparse ids
 // take 16 per id pair, 16 per parent pair and 4 for the parent row; dense
 // ids under 20 (bitmap, parent slots, slot-to-row). Peeling adds 8 per row
-// and the walk 8. Slots and rows are uint32; tables of 2**32-1 rows or more
-// use the index path (artifactRows).
+// and the walk 8. Slots and rows are uint32; tables that slotRows does not admit
+// (2**32-1 rows or more; on a 32-bit platform, those whose tables would not fit
+// an int) use the index path (artifactRows).
 
 // noSlot marks a row without a parent slot: a root, or an unresolved parent
 // before the row rules have rejected it.
@@ -59,7 +60,7 @@ func idSpan(table, column string, ids []uint64) (lo, hi uint64, err error) {
 // hi-lo cannot wrap: both are below Absent and lo <= hi.
 func isDense(n int, lo, hi uint64) bool {
 	span := hi - lo
-	return n < math.MaxUint32 && span < uint64(2*n+64) && span < math.MaxUint32-1
+	return slotRows(n, math.MaxInt) && span < 2*uint64(n)+64 && span < math.MaxUint32-1
 }
 
 // presence sets bit id-lo of a bitmap of hi-lo+1 bits for every id and
@@ -85,7 +86,7 @@ func checkUnique(table, column string, ids []uint64) error {
 	if n == 0 {
 		return nil
 	}
-	if n >= math.MaxUint32 {
+	if !slotRows(n, math.MaxInt) {
 		_, err := newIndex(table, column, ids)
 		return err
 	}
@@ -106,7 +107,7 @@ func checkUnique(table, column string, ids []uint64) error {
 }
 
 // validateArtifacts is the artifact validator after the length and context
-// checks, for tables of fewer than 2**32-1 rows. It reports exactly the
+// checks, for tables that slotRows admits. It reports exactly the
 // errors of artifactRows, in the same order.
 func validateArtifacts(ctx *Context, t *ArtifactTable, n int) error {
 	const table = string(TableArtifact)

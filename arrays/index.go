@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"unsafe"
 )
 
 // IDSet is a caller-supplied set of valid ids: a dictionary (names, kinds),
@@ -84,7 +85,7 @@ func newIndex(table, column string, ids []uint64) (*Index, error) {
 		hi = max(hi, id)
 	}
 	// hi-lo cannot wrap: both are below Absent and lo <= hi.
-	if span := hi - lo; n < math.MaxUint32 && span < uint64(2*n+64) {
+	if span := hi - lo; slotRows(n, math.MaxInt) && span < 2*uint64(n)+64 {
 		x.base = lo
 		x.dense = make([]uint32, span+1)
 		for i, id := range ids {
@@ -97,10 +98,16 @@ func newIndex(table, column string, ids []uint64) (*Index, error) {
 		return x, nil
 	}
 	// Table size: power of two with load factor <= 2/3.
+	// Checked, not wrapped: on a 32-bit platform the slots of a large table need more
+	// than an int of bytes (and size itself can exceed an int).
 	size := uint64(1) << bits.Len64(uint64(n)+uint64(n)/2)
+	slots, err := allocLen(table, column, size, uint64(unsafe.Sizeof(idSlot{})), math.MaxInt)
+	if err != nil {
+		return nil, err
+	}
 	x.shift = uint(64 - bits.TrailingZeros64(size))
 	x.seed = rand.Uint64() | 1
-	x.slots = make([]idSlot, size)
+	x.slots = make([]idSlot, slots)
 	for i := range x.slots {
 		x.slots[i].key = Absent
 	}

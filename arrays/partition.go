@@ -59,7 +59,7 @@ var bucketLog = 13
 // per pair of 4096 streams at 10M pairs).
 const maxBucketBits = 10
 
-// partitionIDs partitions the (id, row) pairs of ids (len < MaxUint32) into
+// partitionIDs partitions the (id, row) pairs of ids (slotRows(len(ids))) into
 // buckets of about 2**(bucketLog-1) to 2**bucketLog pairs, at most
 // 2**maxBucketBits buckets.
 func partitionIDs(ids []uint64, seed uint64) *idParts {
@@ -104,7 +104,8 @@ type bucketTable struct {
 	mask  uint64
 }
 
-// reset sizes the table for m keys (load factor <= 1/2) and empties it.
+// reset sizes the table for m keys (load factor <= 1/2) and empties it. m is at most
+// the rows of a table that slotRows admits, so 2*m and the size do not wrap an int.
 func (t *bucketTable) reset(m int) {
 	size := max(16, 1<<bits.Len(uint(2*m)))
 	if cap(t.slots) < size {
@@ -188,7 +189,7 @@ func (x *idParts) join(refs []uint64, lo, hi uint64) (dup int, rowOf []uint32) {
 // idTable is the unique, sentinel-free id column of a table that other
 // tables reference. It resolves a whole reference column at a time: dense
 // ids through a direct-address Index, sparse ids by a partitioned join
-// (idParts.join), tables of 2**32-1 rows or more through a hash Index.
+// (idParts.join), tables that slotRows does not admit through a hash Index.
 type idTable struct {
 	ids    []uint64
 	lo, hi uint64
@@ -200,7 +201,7 @@ type idTable struct {
 // lowest row whose id occurs at an earlier row) and prepares resolution.
 func newIDTable(table, column string, ids []uint64) (*idTable, error) {
 	n := len(ids)
-	if n == 0 || n >= math.MaxUint32 {
+	if n == 0 || !slotRows(n, math.MaxInt) {
 		idx, err := newIndex(table, column, ids)
 		return &idTable{index: idx}, err
 	}
@@ -229,8 +230,9 @@ type resolved struct {
 
 // resolve resolves refs. Absent never resolves.
 func (x *idTable) resolve(refs []uint64) resolved {
-	if x.parts != nil && len(refs) >= math.MaxUint32 {
-		// Pair rows are uint32: index the ids instead (they are valid).
+	if x.parts != nil && !slotRows(len(refs), math.MaxInt) {
+		// Pair rows are uint32 (and the pairs must be addressable): index the ids
+		// instead (they are valid, and slotRows(len(x.ids)) leaves room for the index).
 		x.index, _ = newIndex("", "", x.ids)
 		x.parts = nil
 	}

@@ -95,7 +95,7 @@ func (t *ArtifactTable) Validate(ctx *Context) error {
 	if err := checkContexts(TableArtifact, need{"kind_id", ctx.Kinds}, need{"name_id", ctx.Names}); err != nil {
 		return err
 	}
-	if n < math.MaxUint32 {
+	if slotRows(n, math.MaxInt) {
 		// Bitmap and partitioned passes (idcheck.go, partition.go): no
 		// lookup per row in a table-sized index, and no walk up the
 		// parents unless there is a cycle.
@@ -117,7 +117,7 @@ type node[R rowInt] struct{ parent, stamp R }
 
 // artifactRows checks the row rules, filling nodes (len = row count) with
 // each row's parent row from the index, then checks for containment cycles.
-// It is the path for tables of 2**32-1 rows or more.
+// It is the path for tables that slotRows does not admit (2**32-1 rows or more).
 func artifactRows[R rowInt](ctx *Context, idx *Index, t *ArtifactTable, nodes []node[R]) error {
 	const table = string(TableArtifact)
 	root := ^R(0)

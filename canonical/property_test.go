@@ -84,7 +84,7 @@ func randomValue(rng *rand.Rand, kind string) any {
 		}
 		return m
 	case "ts":
-		return int64(rng.IntN(1<<32)) - 1<<31
+		return rng.Int64N(1<<32) - 1<<31 // Int64N: 1<<32 overflows a 32-bit int
 	}
 	panic(kind)
 }

@@ -528,9 +528,9 @@ func TestMutantsLessWordsPrefix(t *testing.T) {
 	}
 }
 
-// TestMutantsLessKeyTies: keys whose fields are equal in the natural order are not
-// ordered by their words: two NaNs of different payloads (strict-v1 keeps the bits) tie,
-// also before a trailing NULL field.
+// TestMutantsLessKeyTies: keys whose fields are equal in the natural order are ordered
+// by their words, so that only equal words tie: two NaNs of different payloads (strict-v1
+// keeps the bits) sort by their bits, also before a trailing NULL or MISSING field.
 func TestMutantsLessKeyTies(t *testing.T) {
 	nan1, nan2 := normalize.FloatValue{Bits: 0x7ff8000000000000}, normalize.FloatValue{Bits: 0x7ff8000000000001}
 	if !math.IsNaN(math.Float64frombits(nan2.Bits)) {
@@ -540,10 +540,14 @@ func TestMutantsLessKeyTies(t *testing.T) {
 		{{nan1}, {nan2}},
 		{{nan1, normalize.Nil}, {nan2, normalize.Nil}},
 		{{nan1, normalize.Absent}, {nan2, normalize.Absent}},
+		{{nan1, normalize.Int(2)}, {nan2, normalize.Int(1)}},
 	} {
 		a, b := keyOf(t, c[0]...), keyOf(t, c[1]...)
-		if lessKey(a, b) || lessKey(b, a) {
-			t.Errorf("%v vs %v: lessKey %v, reverse %v; want neither", c[0], c[1], lessKey(a, b), lessKey(b, a))
+		if !lessKey(a, b) || lessKey(b, a) {
+			t.Errorf("%v vs %v: lessKey %v, reverse %v; want true, false", c[0], c[1], lessKey(a, b), lessKey(b, a))
+		}
+		if lessKey(a, a) {
+			t.Errorf("%v: less than itself", c[0])
 		}
 	}
 }
@@ -567,7 +571,8 @@ func TestMutantsLessKeyAbsentNull(t *testing.T) {
 }
 
 // TestMutantsLessKeyMalformed: frames that do not parse (a field cut short, a payload
-// count past the end) fall back to word order, on either side, without a panic.
+// count past the end) sort after a well-formed record, on either side, without a panic,
+// whatever their word order.
 func TestMutantsLessKeyMalformed(t *testing.T) {
 	full := []uint64{1, 2, 1, 5, 4, 1, 7}
 	for _, c := range []struct {
@@ -579,10 +584,9 @@ func TestMutantsLessKeyMalformed(t *testing.T) {
 		{"payload count past the end", []uint64{1, 2, 1, 5, 4, 3, 7}},
 		{"payload count past the end, more words", []uint64{1, 2, 1, 5, 4, 3, 6, 0}},
 	} {
-		for _, p := range [][2][]uint64{{c.bad, full}, {full, c.bad}} {
-			if got, want := lessKey(p[0], p[1]), lessWords(p[0], p[1]); got != want {
-				t.Errorf("%s: lessKey(%v, %v) = %v, want word order %v", c.name, p[0], p[1], got, want)
-			}
+		if !lessKey(full, c.bad) || lessKey(c.bad, full) {
+			t.Errorf("%s: lessKey(full, bad) = %v, lessKey(bad, full) = %v; want true, false",
+				c.name, lessKey(full, c.bad), lessKey(c.bad, full))
 		}
 	}
 }

@@ -558,6 +558,9 @@ func FuzzEngine(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, b []byte, nrec uint8) {
+		if len(b) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		words := bytesWords(b)
 		batch := &normalize.RecordBatch{ProfileID: strictID, Words: words}
 		// The same record repeated nrec times, and a shifted copy as the last record.

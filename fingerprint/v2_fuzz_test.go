@@ -21,6 +21,9 @@ func FuzzV2Record(f *testing.F) {
 	}
 	cs := []Context{v2Context(f, Multiset), v2Context(f, Ordered)}
 	f.Fuzz(func(t *testing.T, data []byte, pos uint64) {
+		if len(data) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		w := bytesWords(data)
 		for _, c := range cs {
 			ordered := c.Mode() == Ordered
@@ -57,6 +60,9 @@ func FuzzColumnarFrames(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, rows uint8) {
+		if len(data) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		w := bytesWords(data)
 		tile := NewTile(int(rows)%8, 1)
 		if _, err := k.Frames(tile, 0, int(rows)%8, w); err != nil {
@@ -85,6 +91,9 @@ func FuzzColumnarStrings(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, rawOffs, data, bits []byte, off uint8) {
+		if len(rawOffs)+len(data)+len(bits) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		offs := make([]int32, len(rawOffs)/4)
 		for i := range offs {
 			offs[i] = int32(binary.LittleEndian.Uint32(rawOffs[4*i:]))

@@ -299,6 +299,9 @@ func FuzzParseOpenLineage(f *testing.F) {
 	}
 	f.Add([]byte(`{"eventTime":"2026-01-01T00:00:00Z","job":{"namespace":"n","name":"j"},"inputs":[{"namespace":"d","name":"a"}],"outputs":[{"namespace":"d","name":"a"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		ev, err := ParseOpenLineage(data)
 		if err != nil {
 			if CodeOf(err) != CodeImport {
@@ -324,6 +327,9 @@ func FuzzParseDBT(f *testing.F) {
 	f.Add(readTestdata(f, "dbt/jaffle_shop_manifest.json"))
 	f.Add([]byte(`{"metadata":{"dbt_schema_version":"https://schemas.getdbt.com/dbt/manifest/v12.json"},"nodes":{"model.p.a":{"unique_id":"model.p.a","resource_type":"model","depends_on":{"nodes":["model.p.a"]},"checksum":{"name":"sha256","checksum":"x"},"config":{"materialized":"ephemeral"}}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<18 { // bounds each run, and so each minimization; the seed manifest is 77 KiB
+			t.Skip("input over 256 KiB")
+		}
 		m, err := ParseDBT(data)
 		if err != nil {
 			if CodeOf(err) != CodeImport {

@@ -69,6 +69,9 @@ func FuzzParseValueJSON(f *testing.F) {
 		f.Add(in)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		v, err := ParseValueJSON(data)
 		if err != nil {
 			if !knownCode(CodeOf(err)) {
@@ -89,6 +92,9 @@ func FuzzParseFieldsJSON(f *testing.F) {
 		f.Add(in)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		fs, err := ParseFieldsJSON(data)
 		if err != nil {
 			if !knownCode(CodeOf(err)) {
@@ -117,6 +123,9 @@ func FuzzParseDecimal(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		d, err := ParseDecimal(s)
 		if err != nil {
 			if CodeOf(err) != CodeDecimal {
@@ -202,6 +211,9 @@ func FuzzValidateRecordWords(f *testing.F) {
 	f.Add([]byte{1, 2, 1, 0, 9, 12, 1, 1, 1, 0, 0, 0, 0, 0, 1, 0, 3, 9})
 	f.Add([]byte{1, 2, 0xFF, 0, 6, 0xFF})
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		w := fuzzWords(data)
 		err := ValidateRecordWords(w)
 		if err == nil {
@@ -219,6 +231,9 @@ func FuzzBatchValidate(f *testing.F) {
 	f.Add([]byte{0})
 	f.Add([]byte{3, 1, 3, 1, 2, 0, 0, 3, 0, 3, 0xFF, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		if len(data) == 0 {
 			return
 		}

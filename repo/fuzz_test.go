@@ -19,6 +19,9 @@ func FuzzLog(f *testing.F) {
 	f.Add([]byte("\n\n"))
 	f.Add([]byte(`{"rows":"-1"}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		dir := t.TempDir()
 		r, err := repo.Init(dir)
 		if err != nil {
@@ -59,6 +62,9 @@ func FuzzDecodeDescriptor(f *testing.F) {
 	f.Add([]byte(`{}`))
 	f.Add([]byte(`{"format":"pipewhy.scan","version":1,"fields":[{"id":"1"}]}`))
 	f.Fuzz(func(t *testing.T, desc []byte) {
+		if len(desc) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		s := *snap
 		s.Arrays = map[string]snapshot.Array{}
 		for k, v := range snap.Arrays {

@@ -2,6 +2,7 @@ package repo
 
 import (
 	"errors"
+	"strconv"
 
 	"github.com/pipewhy/pipewhy/arrays"
 	"github.com/pipewhy/pipewhy/fingerprint"
@@ -27,11 +28,13 @@ type Entry struct {
 // in their stored (sorted) order, in memory independent of the row count: each array
 // is a payload stream (snapshot.Store.ReadArray), all read in step. The checks Load
 // makes on the whole arrays are made as the entries pass: counts, sorted records,
-// offsets that tile their words, value fields ascending and matching the value table,
+// offsets that tile their words, key records that are valid C2 frames under the scan's
+// profile (validateKey, as Load checks them), value fields ascending and matching the value table,
 // payloads laid out in entry order (as scan writes them); a violation is CodeFormat
 // when it is met. Close releases the files.
 type EntryReader struct {
 	id                        snapshot.ID
+	ctx                       fingerprint.Context // the scan's: the profile its key records are checked under
 	parts                     Parts
 	n, i                      uint64 // entries, entries read
 	keyAt, valAt, payAt       uint64
@@ -60,7 +63,7 @@ func (r *Repo) Entries(s *Scan, parts Parts, fn snapshot.ProgressFunc) (*EntryRe
 			return nil, &Error{Code: CodeFormat, Op: "load", Path: r.store.Path(id), Msg: "cannot open snapshot", Err: err}
 		}
 	}
-	er := &EntryReader{id: id, parts: parts, n: uint64(s.Descriptor.Rows)}
+	er := &EntryReader{id: id, ctx: s.Context, parts: parts, n: uint64(s.Descriptor.Rows)}
 	open := func(key string) (*snapshot.ArrayReader, error) {
 		a, err := r.store.ReadArray(id, key)
 		if err != nil {
@@ -188,6 +191,11 @@ func (er *EntryReader) Next() (*Entry, bool, error) {
 		e.Key = grow(e.Key, end-er.keyAt)
 		if err := er.keyW.Uint64s(e.Key); err != nil {
 			return nil, false, er.bad("key words", err)
+		}
+		// Offsets that tile the words do not make each slice a record: its frames must
+		// consume it exactly, or the examples kept from it print (and order) garbage.
+		if err := validateKey(er.ctx, e.Key); err != nil {
+			return nil, false, er.bad("key record "+strconv.FormatUint(er.i, 10), err)
 		}
 		er.keyAt = end
 	}

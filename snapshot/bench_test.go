@@ -29,7 +29,7 @@ func benchArrays(size int) map[string]Array {
 	}
 	i32 := make([]int32, q/4)
 	for i := range i32 {
-		i32[i] = int32(i * 2654435761)
+		i32[i] = int32(uint32(i) * 2654435761) // the same low 32 bits, on 32-bit platforms too
 	}
 	u16 := make([]uint16, q/2)
 	for i := range u16 {

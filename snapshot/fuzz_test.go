@@ -16,6 +16,9 @@ func FuzzDecodeManifest(f *testing.F) {
 	f.Add([]byte(`[[[[[[[[[[[[]]]]]]]]]]]]`))
 	f.Add([]byte("\"\\ud800\""))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		m, err := decodeManifest(data)
 		if err != nil {
 			if m != nil {
@@ -41,6 +44,9 @@ func FuzzDecodeIntent(f *testing.F) {
 	f.Add(encodeIntent(NewID()))
 	f.Add([]byte(`{"format":"pipewhy.snapshot.intent","snapshot_id":"x","version":1}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		id, err := decodeIntent(data)
 		if err == nil && string(encodeIntent(id)) != string(data) {
 			t.Fatal("accepted a non-canonical intent")
@@ -52,6 +58,9 @@ func FuzzParseID(f *testing.F) {
 	f.Add(fixtureID)
 	f.Add("0123456789ABCDEF0123456789abcdef")
 	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		id, err := ParseID(s)
 		if err == nil && id.String() != s {
 			t.Fatalf("ParseID(%q) round trips to %q", s, id)

@@ -184,7 +184,7 @@ func BenchmarkReadCSVScanShape(b *testing.B) {
 		for i := 0; i < benchRows; i++ {
 			at := time.UnixMicro(1_790_000_000_000_000 + int64(i)*1_000_003).UTC()
 			fmt.Fprintf(&csv, "%d,%d,%s,%012x,%s\n", i, (i*7919)%100000, strconv.FormatFloat(float64(i%100000)/4, 'f', -1, 64),
-				(i*2654435761)&0xffffffffffff, at.Format("2006-01-02T15:04:05.999999"))
+				(uint64(i)*2654435761)&0xffffffffffff, at.Format("2006-01-02T15:04:05.999999"))
 		}
 		writeFile(b, dir, "shape.csv", []byte(csv.String()))
 	}

@@ -26,6 +26,20 @@ var knownCodes = map[Code]bool{
 	CodeRegistry: true, CodeOption: true,
 }
 
+// maxFuzzInput bounds the bytes of a fuzz input in this package: larger inputs are
+// skipped (skipLarge), so that no run, and no minimization of a new input (its
+// byte-range pass takes about n²/2 runs for n bytes), takes time without bound. The
+// seeds are smaller (FuzzParquetGo keeps files of at most 64 KiB).
+const maxFuzzInput = 64 << 10
+
+// skipLarge skips an input whose byte arguments total n > maxFuzzInput bytes.
+func skipLarge(t *testing.T, n int) {
+	t.Helper()
+	if n > maxFuzzInput {
+		t.Skipf("input of %d bytes, over the %d-byte bound of this package's fuzz targets", n, maxFuzzInput)
+	}
+}
+
 // fuzzRead opens data as name with opts and checks the Source contract:
 // no panic, every error and failure carries a known code, coverage is
 // consistent, and every returned text value is valid UTF-8.
@@ -116,6 +130,7 @@ func FuzzCSV(f *testing.F) {
 	}
 	null := "NULL"
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
+		skipLarge(t, len(data))
 		var opts Options
 		switch mode % 3 {
 		case 1:
@@ -140,6 +155,7 @@ func FuzzCSVInferRoundTrip(f *testing.F) {
 	}
 	null := "NULL"
 	f.Fuzz(func(t *testing.T, data []byte) {
+		skipLarge(t, len(data))
 		dir := t.TempDir()
 		p := filepath.Join(dir, "f.csv")
 		if err := os.WriteFile(p, data, 0o644); err != nil {
@@ -215,6 +231,7 @@ func FuzzJSONL(f *testing.F) {
 		f.Add([]byte(s), true)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, typed bool) {
+		skipLarge(t, len(data))
 		var opts Options
 		if typed {
 			opts.Columns = []Column{{"a", "int64"}, {"id", "int64"}, {"name", "text"}, {"amount", "float64"}, {"payload", "bytes(hex)"}}
@@ -229,6 +246,7 @@ func FuzzJSONL(f *testing.F) {
 func FuzzParseObject(f *testing.F) {
 	f.Add([]byte(`{"a":"\u00e9\ud83d\ude00","b":[1,"]"],"c":-0.5e+3}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		skipLarge(t, len(b))
 		valid := utf8.Valid(b)
 		parseObject(b, func(k []byte, v *jval) *jsonError {
 			if valid && (!utf8.Valid(k) || v.kind == jString && !utf8.Valid(v.raw)) {
@@ -279,7 +297,11 @@ func FuzzArrowFiles(f *testing.F) {
 		}
 		f.Add(b, uint8(i))
 	}
+	// Parquet inputs of a kilobyte take about a millisecond a run: bound minimization
+	// as FuzzParquetGo does.
+	boundMinimization(f, "1000x")
 	f.Fuzz(func(t *testing.T, data []byte, kind uint8) {
+		skipLarge(t, len(data))
 		name := []string{"f.parquet", "f.arrow", "f.arrows"}[kind%3]
 		fuzzRead(t, name, data, Options{})
 	})
@@ -295,6 +317,7 @@ func FuzzJSONArray(f *testing.F) {
 		f.Add([]byte(s), true)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, typed bool) {
+		skipLarge(t, len(data))
 		var opts Options
 		if typed {
 			opts.Columns = []Column{{"a", "int64"}, {"id", "int64"}, {"name", "text"}, {"amount", "decimal(10,2)"}, {"payload", "bytes(hex)"}}
@@ -314,6 +337,7 @@ func FuzzArrayScanner(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		skipLarge(t, len(data))
 		a := newArrayScanner(bytes.NewReader(data), 1<<20)
 		var got [][]byte
 		var err error

@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -899,7 +900,11 @@ func TestCheckOffsets(t *testing.T) {
 // is refused (large_string/large_binary are the types for that). The 2 GiB of values
 // are never written, so they stay virtual memory.
 func TestPgBufArrayTwoGiB(t *testing.T) {
-	b := pgBuf{offs: []int64{0, 1 << 30, math.MaxInt32, math.MaxInt32 + 1}, data: make([]byte, math.MaxInt32+1)}
+	if strconv.IntSize < 64 {
+		t.Skip("a slice of 2 GiB + 1 bytes needs a 64-bit int")
+	}
+	twoGiB := int64(math.MaxInt32) + 1
+	b := pgBuf{offs: []int64{0, 1 << 30, math.MaxInt32, twoGiB}, data: make([]byte, int(twoGiB))}
 	pool := newGroupPool(1)
 	g, err := pool.get(context.Background(), false, 1)
 	if err != nil {

@@ -33,6 +33,7 @@ func FuzzParquetGo(f *testing.F) {
 	f.Setenv(ParquetReaderEnv, "parquet-go")
 	boundMinimization(f, "1000x")
 	f.Fuzz(func(t *testing.T, data []byte) {
+		skipLarge(t, len(data))
 		fuzzRead(t, "f.parquet", data, Options{})
 	})
 }

@@ -437,6 +437,7 @@ func FuzzPqSpeedWholePages(f *testing.F) {
 	f.Setenv(ParquetReaderEnv, "parquet-go")
 	boundMinimization(f, "1000x")
 	f.Fuzz(func(t *testing.T, data []byte) {
+		skipLarge(t, len(data))
 		fuzzRead(t, "f.parquet", data, Options{})
 	})
 }

@@ -259,9 +259,8 @@ func (r *Registry) AssignPreferring(namespace string, schema *arrow.Schema, pref
 					nextID = id + 1
 				}
 			} else {
-				for used[nextID] { // a preferred id may lie ahead of nextID
-					nextID++
-				}
+				// Every used id is below nextID (validate checks it of a file; a preferred
+				// id at or past nextID moves nextID past it), so nextID is unused.
 				if nextID == math.MaxUint64 {
 					return nil, bad("field ids exhausted")
 				}

@@ -37,6 +37,9 @@ func FuzzColumnar(f *testing.F) {
 	f.Add([]byte{2, 2, 0x55, 0, 0, 0, 0, 0, 0, 0xf0, 0x7f, 1, 0, 0, 0x80, 0x7f, 3, 0xed, 0xa0, 0x80})
 	f.Add([]byte{3, 9, 0xaa, 0xc0, 0xaf, 0xe0, 0x80, 0xbf, 0xf4, 0x90, 0x80, 0x80})
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		r := &reader{b: data}
 		p := allProfiles[int(r.u8())%len(allProfiles)]
 		rows := int(r.u8()) % 24
@@ -144,6 +147,9 @@ func FuzzDecimalText(f *testing.F) {
 		f.Add(uint8(1), uint8(0), s)
 	}
 	f.Fuzz(func(t *testing.T, prof, pre uint8, data string) {
+		if len(data) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		p := allProfiles[int(prof)%len(allProfiles)]
 		texts := strings.Split(data, "\x00") // "" is a null
 		if len(texts) > 64 {

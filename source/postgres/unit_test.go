@@ -143,6 +143,9 @@ func FuzzParseAddress(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		a, err := ParseAddress(s)
 		if err != nil {
 			if source.CodeOf(err) != source.CodeAddress {
@@ -169,6 +172,9 @@ func FuzzDecodeNumeric(f *testing.F) {
 	f.Add(numericWire(-1, numNeg, 4, 1), int8(40), int8(4))
 	f.Add(numericWire(9, numPos, 0, 99, 9999, 9999, 9999, 9999, 9999, 9999, 9999, 9999, 9999), int8(38), int8(0))
 	f.Fuzz(func(t *testing.T, wire []byte, p, s int8) {
+		if len(wire) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		prec, scale := int32(p)&0x7f%76+1, int32(s)&0x7f
 		if scale > prec {
 			scale = prec
@@ -228,6 +234,9 @@ func FuzzDecode(f *testing.F) {
 	f.Add(uint8(dText), []byte{0xff})
 	f.Add(uint8(dNumeric), numericWire(0, numPos, 2, 12, 3400))
 	f.Fuzz(func(t *testing.T, k uint8, v []byte) {
+		if len(v) > 1<<16 { // bounds each run, and so each minimization
+			t.Skip("input over 64 KiB")
+		}
 		kind := dkind(k%uint8(dInterval) + 1)
 		col := column{name: "c", kind: kind, prec: 20, scale: 4}
 		// Pick an OID that maps to kind, to get its Arrow type.
