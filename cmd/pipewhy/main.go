@@ -13,6 +13,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -26,38 +27,8 @@ func main() {
 }
 
 func run() int {
-	if path := os.Getenv("PIPEWHY_CPUPROFILE"); path != "" {
-		f, err := os.Create(path)
-		if err == nil {
-			err = pprof.StartCPUProfile(f)
-		}
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "pipewhy: PIPEWHY_CPUPROFILE: %v (running without a profile)\n", err)
-		} else {
-			defer func() {
-				pprof.StopCPUProfile()
-				if err := f.Close(); err != nil {
-					fmt.Fprintf(os.Stderr, "pipewhy: PIPEWHY_CPUPROFILE: %v\n", err)
-				}
-			}()
-		}
-	}
-	if path := os.Getenv("PIPEWHY_TRACE"); path != "" {
-		f, err := os.Create(path)
-		if err == nil {
-			err = trace.Start(f)
-		}
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "pipewhy: PIPEWHY_TRACE: %v (running without a trace)\n", err)
-		} else {
-			defer func() {
-				trace.Stop()
-				if err := f.Close(); err != nil {
-					fmt.Fprintf(os.Stderr, "pipewhy: PIPEWHY_TRACE: %v\n", err)
-				}
-			}()
-		}
-	}
+	defer record("PIPEWHY_CPUPROFILE", pprof.StartCPUProfile, pprof.StopCPUProfile)()
+	defer record("PIPEWHY_TRACE", trace.Start, trace.Stop)()
 	if path := os.Getenv("PIPEWHY_MEMPROFILE"); path != "" {
 		defer func() {
 			runtime.GC() // the profile counts allocations up to the last collection
@@ -74,4 +45,30 @@ func run() int {
 		}()
 	}
 	return cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+}
+
+// record starts recording into the file that environment variable env names, if any,
+// and returns what stops it (a no-op when nothing was started). A file that cannot be
+// created or a recording that cannot start is reported, and the command runs without.
+func record(env string, start func(io.Writer) error, stop func()) func() {
+	path := os.Getenv(env)
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		if err = start(f); err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "pipewhy: %s: %v (running without it)\n", env, err)
+		return func() {}
+	}
+	return func() {
+		stop()
+		if err := f.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "pipewhy: %s: %v\n", env, err)
+		}
+	}
 }
