@@ -214,7 +214,8 @@
 // every chunk uses PLAIN, dictionary, RLE or BYTE_STREAM_SPLIT encodings
 // with no compression, Snappy, Gzip or Zstd. Anything else (nested columns,
 // INT96, decimal256, time, float16, DELTA_* encodings, LZ4, Brotli, a footer
-// parquet-go reads differently, a row group of more than 16 Mi rows, which
+// parquet-go reads differently, a compressed column chunk whose footer
+// records a total uncompressed size of 0 (as DuckDB's writer of 2021 did), a row group of more than 16 Mi rows, which
 // the parquet-go reader would hold decoded at once) is read by pqarrow, as is
 // every file when
 // the environment variable PIPEWHY_PARQUET_READER is "pqarrow"

@@ -2,8 +2,11 @@ package source
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 // TestParquetUnimplementedCodecIsUnsupported: a Parquet file whose column
@@ -44,5 +47,46 @@ func TestParquetUnimplementedCodecIsUnsupported(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestParquetZeroUncompressedTotal: DuckDB's writer of 2021 recorded a
+// compressed column chunk's total_uncompressed_size as 0.
+// testdata/duckdb/boolean_stats.parquet (MIT, see its README) is such a file:
+// 3 rows, an OPTIONAL BOOLEAN column i = null, false, true, Snappy. The
+// parquet-go reader's page check bounds the pages' uncompressed sizes by that
+// total, so it refused the file with PW_SOURCE_CORRUPT ("uncompressed sizes
+// past the chunk's total") while pqarrow, DuckDB and the forced pqarrow reader
+// read it: the default reader must now leave it to pqarrow and read the three
+// values.
+func TestParquetZeroUncompressedTotal(t *testing.T) {
+	const path = "testdata/duckdb/boolean_stats.parquet"
+	for _, mode := range []string{"", "pqarrow"} {
+		t.Run("reader="+mode, func(t *testing.T) {
+			t.Setenv(ParquetReaderEnv, mode)
+			sc, cols, ev := openRead(t, path, Options{})
+			if sc.NumFields() != 1 || sc.Field(0).Name != "i" {
+				t.Fatalf("schema %v", sc)
+			}
+			b, ok := cols[0].(*array.Boolean)
+			if !ok || b.Len() != 3 || !b.IsNull(0) || b.Value(1) || !b.Value(2) {
+				t.Fatalf("values %v, want [null false true]", cols[0])
+			}
+			if c := ev.Coverage; c.Status != StatusComplete || c.Returned != 3 {
+				t.Fatalf("coverage %+v", c)
+			}
+			if !slices.Contains(ev.Choices, choiceReaderPQArrow) {
+				t.Fatalf("choices %v, want %s", ev.Choices, choiceReaderPQArrow)
+			}
+		})
+	}
+	// Demanding the parquet-go reader is refused as out of its scope, not as
+	// a damaged file.
+	t.Setenv(ParquetReaderEnv, "parquet-go")
+	if src, err := Open(context.Background(), path, Options{}); CodeOf(err) != CodeUnsupported {
+		if err == nil {
+			src.Close()
+		}
+		t.Fatalf("parquet-go reader: %v, want %s", err, CodeUnsupported)
 	}
 }
