@@ -223,7 +223,10 @@
 // PW_SOURCE_UNSUPPORTED for a file outside it). A kept column compressed, in
 // any row group, with a codec pqarrow does not implement (LZ4 with Hadoop
 // framing, as parquet-mr wrote it, and LZO) fails Open with
-// PW_SOURCE_UNSUPPORTED naming the column and the codec. Both readers return the same
+// PW_SOURCE_UNSUPPORTED naming the column and the codec. So does an encrypted
+// file (Parquet modular encryption, no keys are taken): the whole file when
+// its footer is encrypted, else each encrypted kept column, which Exclude
+// leaves out. Both readers return the same
 // schema, field metadata, values (bit for bit: NaN payloads, -0.0), nulls,
 // coverage and failures; a batch of the parquet-go reader never spans row
 // groups, and its arrays share the values and offsets of one row group's

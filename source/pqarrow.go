@@ -38,6 +38,9 @@ func openParquet(ctx context.Context, a Address, opts Options) (_ Source, err er
 	defer recoverPanic(op, a, &err)
 	pr, err := file.NewParquetReader(f)
 	if err != nil {
+		if encryptedFooter(f, st.size) {
+			return nil, &Error{Code: CodeUnsupported, Op: op, Source: a.String(), Msg: "the Parquet file is encrypted (encrypted footer), and encrypted Parquet is not supported", Err: err}
+		}
 		return nil, &Error{Code: CodeCorrupt, Op: op, Source: a.String(), Msg: "not a readable Parquet file", Err: err}
 	}
 	// pqarrow decodes a stored Arrow schema without bounds on its flatbuffer: a damaged
@@ -126,6 +129,11 @@ func checkCodecs(op string, a Address, pr *file.Reader, leaves []int) error {
 		rg := md.RowGroup(g)
 		for _, leaf := range leaves {
 			cc, err := rg.ColumnChunk(leaf)
+			if err != nil && md.IsSetEncryptionAlgorithm() {
+				// A plaintext footer with encrypted columns: arrow-go cannot
+				// read their chunk metadata without the keys.
+				return &Error{Code: CodeUnsupported, Op: op, Source: a.String(), Msg: fmt.Sprintf("column %q is encrypted, and encrypted Parquet is not supported; exclude it", md.Schema.Column(leaf).Path()), Err: err}
+			}
 			if err != nil {
 				return &Error{Code: CodeCorrupt, Op: op, Source: a.String(), Msg: fmt.Sprintf("row group %d has no readable metadata for column %d", g+1, leaf+1), Err: err}
 			}
@@ -135,6 +143,15 @@ func checkCodecs(op string, a Address, pr *file.Reader, leaves []int) error {
 		}
 	}
 	return nil
+}
+
+// encryptedFooter reports whether f ends with the magic "PARE" of a Parquet
+// file whose footer is encrypted (the Parquet modular encryption spec), which
+// arrow-go cannot open without the keys: such a file is not damaged.
+func encryptedFooter(f io.ReaderAt, size int64) bool {
+	var magic [4]byte
+	_, err := f.ReadAt(magic[:], size-4)
+	return size >= 12 && err == nil && string(magic[:]) == "PARE"
 }
 
 // retype returns rec with the asDuration columns given their schema's duration type

@@ -2,11 +2,15 @@ package source
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
 )
 
 // TestParquetUnimplementedCodecIsUnsupported: a Parquet file whose column
@@ -88,5 +92,59 @@ func TestParquetZeroUncompressedTotal(t *testing.T) {
 			src.Close()
 		}
 		t.Fatalf("parquet-go reader: %v, want %s", err, CodeUnsupported)
+	}
+}
+
+// TestParquetEncryptedIsUnsupported: an encrypted Parquet file (the modular
+// encryption of the Parquet spec, as in apache/parquet-testing's
+// data/*.parquet.encrypted and DuckDB's data/parquet-testing/encryption/) is
+// not damaged; PipeWhy has no keys to read it. It must fail Open with
+// PW_SOURCE_UNSUPPORTED, not PW_SOURCE_CORRUPT "not a readable Parquet file"
+// or "cannot read row groups": with an encrypted footer (magic "PARE") the
+// whole file, with a plaintext footer each encrypted column, which Exclude
+// leaves out so that the plaintext columns are read.
+func TestParquetEncryptedIsUnsupported(t *testing.T) {
+	dir := t.TempDir()
+	mem := memory.DefaultAllocator
+	sc := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "secret", Type: arrow.BinaryTypes.String},
+	}, nil)
+	b := array.NewRecordBuilder(mem, sc)
+	defer b.Release()
+	b.Field(0).(*array.Int64Builder).AppendValues([]int64{1, 2}, nil)
+	b.Field(1).(*array.StringBuilder).AppendValues([]string{"a", "b"}, nil)
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	const footerKey, colKey = "0123456789012345", "1234567890123450"
+	encFooter := filepath.Join(dir, "footer.parquet")
+	writeParquetWith(t, encFooter, rec, parquet.WithEncryptionProperties(parquet.NewFileEncryptionProperties(footerKey)))
+	plainFooter := filepath.Join(dir, "columns.parquet")
+	writeParquetWith(t, plainFooter, rec, parquet.WithEncryptionProperties(parquet.NewFileEncryptionProperties(footerKey,
+		parquet.WithPlaintextFooter(),
+		parquet.WithEncryptedColumns(parquet.ColumnPathToEncryptionPropsMap{
+			"secret": parquet.NewColumnEncryptionProperties("secret", parquet.WithKey(colKey)),
+		}))))
+	for _, mode := range []string{"", "pqarrow"} {
+		t.Run("reader="+mode, func(t *testing.T) {
+			t.Setenv(ParquetReaderEnv, mode)
+			for _, tc := range []struct{ path, want string }{
+				{encFooter, "encrypted footer"},
+				{plainFooter, `column "secret" is encrypted`},
+			} {
+				src, err := Open(context.Background(), tc.path, Options{})
+				if err == nil {
+					src.Close()
+					t.Fatalf("%s: opened an encrypted file", tc.path)
+				}
+				if CodeOf(err) != CodeUnsupported || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("%s: %v, want %s naming %q", tc.path, err, CodeUnsupported, tc.want)
+				}
+			}
+			_, cols, ev := openRead(t, plainFooter, Options{Exclude: []string{"secret"}})
+			if len(cols) != 1 || cols[0].Len() != 2 || ev.Coverage.Status != StatusComplete {
+				t.Fatalf("plaintext column: %v, coverage %+v", cols, ev.Coverage)
+			}
+		})
 	}
 }
