@@ -134,6 +134,8 @@
 // are parsed by this package so that numbers stay exact literals, duplicate members, lone
 // surrogate escapes and invalid UTF-8 are detected (never replaced by U+FFFD). JSON lines:
 // a final line without newline is accepted; "\r\n" is accepted; a blank line is a failure.
+// A leading UTF-8 BOM (which RFC 8259 lets a parser ignore) is removed and recorded
+// ("bom=stripped"), in both, as in CSV.
 //
 // A JSON array is read in one streaming pass (jsonarray.go): the reader finds where each
 // element ends by tracking strings, escapes and brackets, holding a 64 KiB read buffer and

@@ -2,6 +2,7 @@ package source
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -146,5 +147,44 @@ func TestParquetEncryptedIsUnsupported(t *testing.T) {
 				t.Fatalf("plaintext column: %v, coverage %+v", cols, ev.Coverage)
 			}
 		})
+	}
+}
+
+// TestJSONLeadingBOM: a JSON array or JSON lines file that starts with a
+// UTF-8 byte order mark (Windows tools write one; DuckDB's
+// data/json/sample_utf8_bom.json is such a file) reads as the same file
+// without it, with the choice bom=stripped recorded, as for CSV. Before, the
+// array was refused with PW_SOURCE_UNSUPPORTED "the top-level JSON value is
+// not an array" and the first JSON line failed as "not a JSON object".
+func TestJSONLeadingBOM(t *testing.T) {
+	dir := t.TempDir()
+	const bom = "\xef\xbb\xbf"
+	for _, tc := range []struct{ name, doc string }{
+		{"a.json", "[{\"id\": 1, \"s\": \"x\"},\n {\"id\": 2, \"s\": \"\xc3\xa9\"}]\n"},
+		{"a.jsonl", "{\"id\": 1, \"s\": \"x\"}\r\n{\"id\": 2, \"s\": \"\xc3\xa9\"}\r\n"},
+	} {
+		plain, marked := filepath.Join(dir, "plain-"+tc.name), filepath.Join(dir, "bom-"+tc.name)
+		if err := os.WriteFile(plain, []byte(tc.doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(marked, []byte(bom+tc.doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		wantSc, wantCols, wantEv := openRead(t, plain, Options{})
+		sc, cols, ev := openRead(t, marked, Options{})
+		if !sc.Equal(wantSc) {
+			t.Fatalf("%s: schema %v, want %v", tc.name, sc, wantSc)
+		}
+		for i := range cols {
+			if !array.Equal(cols[i], wantCols[i]) {
+				t.Fatalf("%s: column %d = %v, want %v", tc.name, i, cols[i], wantCols[i])
+			}
+		}
+		if ev.Coverage.Status != StatusComplete || ev.Coverage.Returned != 2 {
+			t.Fatalf("%s: coverage %+v", tc.name, ev.Coverage)
+		}
+		if !slices.Contains(ev.Choices, "bom=stripped") || slices.Contains(wantEv.Choices, "bom=stripped") {
+			t.Fatalf("%s: choices %v (without the mark %v), want bom=stripped only with it", tc.name, ev.Choices, wantEv.Choices)
+		}
 	}
 }
