@@ -188,3 +188,24 @@ func TestJSONLeadingBOM(t *testing.T) {
 		}
 	}
 }
+
+// TestParquetUnknownLogicalTypeIsUnsupported: apache/parquet-testing's
+// unknown-logical-type.parquet (Apache-2.0, see testdata/parquet-testing)
+// annotates a column with a logical type newer than arrow-go v18.8.0, whose
+// footer parser panics on it. The file is valid: Open must fail with
+// PW_SOURCE_UNSUPPORTED naming the cause, not PW_SOURCE_CORRUPT "the reader
+// failed on malformed input (recovered panic)". Another panic of the reader
+// stays PW_SOURCE_CORRUPT (TestArrowFilesMalformed and the fuzz tests).
+func TestParquetUnknownLogicalTypeIsUnsupported(t *testing.T) {
+	for _, mode := range []string{"", "pqarrow", "parquet-go"} {
+		t.Setenv(ParquetReaderEnv, mode)
+		src, err := Open(context.Background(), "testdata/parquet-testing/unknown-logical-type.parquet", Options{})
+		if err == nil {
+			src.Close()
+			t.Fatalf("reader=%s: opened", mode)
+		}
+		if CodeOf(err) != CodeUnsupported || !strings.Contains(err.Error(), "logical type") {
+			t.Fatalf("reader=%s: %v, want %s about the logical type", mode, err, CodeUnsupported)
+		}
+	}
+}
