@@ -134,6 +134,8 @@
 // are parsed by this package so that numbers stay exact literals, duplicate members, lone
 // surrogate escapes and invalid UTF-8 are detected (never replaced by U+FFFD). JSON lines:
 // a final line without newline is accepted; "\r\n" is accepted; a blank line is a failure.
+// A leading UTF-8 BOM (which RFC 8259 lets a parser ignore) is removed and recorded
+// ("bom=stripped"), in both, as in CSV.
 //
 // A JSON array is read in one streaming pass (jsonarray.go): the reader finds where each
 // element ends by tracking strings, escapes and brackets, holding a 64 KiB read buffer and
@@ -214,12 +216,20 @@
 // every chunk uses PLAIN, dictionary, RLE or BYTE_STREAM_SPLIT encodings
 // with no compression, Snappy, Gzip or Zstd. Anything else (nested columns,
 // INT96, decimal256, time, float16, DELTA_* encodings, LZ4, Brotli, a footer
-// parquet-go reads differently, a row group of more than 16 Mi rows, which
+// parquet-go reads differently, a compressed column chunk whose footer
+// records a total uncompressed size of 0 (as DuckDB's writer of 2021 did), a row group of more than 16 Mi rows, which
 // the parquet-go reader would hold decoded at once) is read by pqarrow, as is
 // every file when
 // the environment variable PIPEWHY_PARQUET_READER is "pqarrow"
 // ("parquet-go" demands the fast path and fails Open with
-// PW_SOURCE_UNSUPPORTED for a file outside it). Both readers return the same
+// PW_SOURCE_UNSUPPORTED for a file outside it). A kept column compressed, in
+// any row group, with a codec pqarrow does not implement (LZ4 with Hadoop
+// framing, as parquet-mr wrote it, and LZO) fails Open with
+// PW_SOURCE_UNSUPPORTED naming the column and the codec. So does an encrypted
+// file (Parquet modular encryption, no keys are taken): the whole file when
+// its footer is encrypted, else each encrypted kept column, which Exclude
+// leaves out; and a file with a logical type newer than arrow-go (its footer
+// cannot be parsed, so Exclude cannot help). Both readers return the same
 // schema, field metadata, values (bit for bit: NaN payloads, -0.0), nulls,
 // coverage and failures; a batch of the parquet-go reader never spans row
 // groups, and its arrays share the values and offsets of one row group's

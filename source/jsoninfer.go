@@ -20,7 +20,7 @@ type jinfer struct {
 // here; the read counts them as failures. Progress goes to opts.InferProgress.
 func inferJSON(ctx context.Context, a Address, c *byteCounter, size int64, opts Options) ([]string, []colType, []bool, error) {
 	op := string(a.Kind) + " infer"
-	rd, err := newRecords(a, c, opts.MaxLineBytes)
+	rd, _, err := newRecords(a, c, opts.MaxLineBytes)
 	if err != nil {
 		return nil, nil, nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Msg: "seek failed", Err: err}
 	}

@@ -85,7 +85,8 @@ func openJSONL(ctx context.Context, a Address, opts Options) (_ Source, err erro
 			fields = append(fields, arrow.Field{Name: n, Type: dt, Nullable: true, Metadata: fieldMeta(types[i].spell, dt)})
 		}
 	}
-	if s.rd, err = newRecords(a, s.count, opts.MaxLineBytes); err != nil {
+	var bom bool
+	if s.rd, bom, err = newRecords(a, s.count, opts.MaxLineBytes); err != nil {
 		return nil, &Error{Code: CodeIO, Op: op, Source: a.String(), Msg: "seek failed", Err: err}
 	}
 	s.arr, _ = s.rd.(*arrayScanner)
@@ -98,6 +99,9 @@ func openJSONL(ctx context.Context, a Address, opts Options) (_ Source, err erro
 		missing = "missing=null"
 	}
 	choices := []string{mode, missing, "numbers=exact-literal"}
+	if bom {
+		choices = append(choices, "bom=stripped")
+	}
 	for i, lit := range s.literal {
 		if lit && keep[i] {
 			choices = append(choices, "mixed-as-text="+strconv.Quote(s.names[i]))

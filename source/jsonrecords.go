@@ -71,15 +71,23 @@ func (l *lineScanner) next() (line []byte, tooLong bool, ok bool, err error) {
 func (l *lineScanner) where() uint64 { return l.line }
 
 // newRecords rewinds c's file and returns its records: lines, or the elements of the
-// top-level array of a KindJSON file.
-func newRecords(a Address, c *byteCounter, max int) (jsonRecords, error) {
+// top-level array of a KindJSON file. A leading UTF-8 byte order mark, which Windows
+// tools write and RFC 8259 lets a parser ignore, is skipped (bom reports it), as the
+// CSV reader does; without this the array was refused as "not an array" and the
+// first JSON line as "not a JSON object".
+func newRecords(a Address, c *byteCounter, max int) (_ jsonRecords, bom bool, err error) {
 	if err := c.rewind(); err != nil {
-		return nil, err
+		return nil, false, err
+	}
+	br := bufio.NewReaderSize(c, 1<<16)
+	if p, _ := br.Peek(3); len(p) == 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF {
+		_, _ = br.Discard(3) // peeked: cannot fail
+		bom = true
 	}
 	if a.Kind == KindJSON {
-		return newArrayScanner(c, max), nil
+		return &arrayScanner{r: br, max: max, line: 1}, bom, nil
 	}
-	return &lineScanner{br: bufio.NewReaderSize(c, 1<<16), max: max}, nil
+	return &lineScanner{br: br, max: max}, bom, nil
 }
 
 // structureFailure turns a record reader's error into the error of op: a broken JSON

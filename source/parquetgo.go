@@ -201,6 +201,13 @@ func planParquetGo(pr *file.Reader, fr *pqarrow.FileReader, schema *arrow.Schema
 			if !pgCodecs[cc.Compression()] {
 				return nil, fmt.Errorf("%w: compression %s", errOutOfScope, cc.Compression())
 			}
+			if cc.Compression() != compress.Codecs.Uncompressed && cc.TotalUncompressedSize() <= 0 && rg.NumRows() > 0 {
+				// checkPages bounds the pages' uncompressed sizes by the chunk's
+				// total; DuckDB's writer of 2021 wrote 0 there (boolean_stats.parquet in
+				// DuckDB's data/parquet-testing), which no valid compressed chunk
+				// with rows has. pqarrow reads such chunks, bounding each page itself.
+				return nil, fmt.Errorf("%w: row group %d column %d records no uncompressed size", errOutOfScope, g+1, c.leaf+1)
+			}
 			for _, e := range cc.Encodings() {
 				if !pgEncodings[e] {
 					return nil, fmt.Errorf("%w: encoding %s", errOutOfScope, e)
