@@ -225,8 +225,8 @@ var sortedGCBytes int64 = 16 << 20
 // sortedGCBytes of entry blocks, so that the merge's outputs reuse that memory instead
 // of growing the heap beside it: the blocks are as large as the sorted entries, and a
 // collection is not otherwise due before the merge allocates (the heap grows to twice
-// its live size first). Measured: 'pipewhy compare' of two 1 M-row CSV files peaks
-// 80–90 MB lower (docs/performance.md, "Compare"). The collection's cost is small
+// its live size first); docs/performance.md, "Compare", gives the peak of 'pipewhy
+// compare' with it and what that peak holds. The collection's cost is small
 // beside the merge's: the entries hold no pointers, so marking skips them.
 func collectSorted(parts []*partial) {
 	var released int64

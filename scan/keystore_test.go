@@ -9,7 +9,6 @@ import (
 
 	"github.com/pipewhy/pipewhy/repo"
 	"github.com/pipewhy/pipewhy/snapshot"
-	"github.com/pipewhy/pipewhy/source"
 )
 
 // TestObserveKeyStore: a record-resolution scan with KeyStore holds the same entries
@@ -82,32 +81,13 @@ func TestSpillKeyStore(t *testing.T) {
 	null := ""
 	o := Options{Address: path, Name: "t", Resolution: snapshot.ResolutionRecord, Key: []string{"id"}, Workers: 2}
 	o.Source.Null = &null
-	observe := func(memory int64, store *snapshot.Store, keyStore bool) *Result {
-		t.Helper()
-		src, err := source.Open(context.Background(), path, o.Source)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer src.Close()
-		oo := o
-		oo.Memory, oo.KeyStore = memory, keyStore
-		var r *Result
-		if store == nil {
-			r, err = ObserveSource(context.Background(), source.NewRegistry(), src, oo)
-		} else {
-			r, err = ObserveSpilling(context.Background(), source.NewRegistry(), src, store, oo)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
-	want := observe(0, nil, false)
+	want := observeFile(t, o, nil)
 	st, err := snapshot.Open(t.TempDir(), snapshot.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := observe(2000, st, true)
+	o.Memory, o.KeyStore = 2000, true
+	got := observeFile(t, o, st)
 	if got.Runs < 2 {
 		t.Fatalf("%d runs: want a spilled scan", got.Runs)
 	}

@@ -199,6 +199,27 @@ func TestSpillFaults(t *testing.T) {
 	}
 }
 
+// observeFile observes the file o.Address opened with o.Source: in memory
+// (ObserveSource) when store is nil, else spilling into store (ObserveSpilling).
+func observeFile(t *testing.T, o Options, store *snapshot.Store) *Result {
+	t.Helper()
+	src, err := source.Open(context.Background(), o.Address, o.Source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var r *Result
+	if store == nil {
+		r, err = ObserveSource(context.Background(), source.NewRegistry(), src, o)
+	} else {
+		r, err = ObserveSpilling(context.Background(), source.NewRegistry(), src, store, o)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // TestObserveSpilling: under a budget that cuts the entries into runs, ObserveSpilling
 // publishes into the store it is given exactly the record and value arrays that
 // ObserveSource holds in memory, and keeps none in the Result; when the entries fit,
@@ -215,23 +236,9 @@ func TestObserveSpilling(t *testing.T) {
 			o.Source.Null = &null
 			observe := func(memory int64, store *snapshot.Store) *Result {
 				t.Helper()
-				src, err := source.Open(context.Background(), path, o.Source)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer src.Close()
 				oo := o
 				oo.Memory = memory
-				var r *Result
-				if store == nil {
-					r, err = ObserveSource(context.Background(), source.NewRegistry(), src, oo)
-				} else {
-					r, err = ObserveSpilling(context.Background(), source.NewRegistry(), src, store, oo)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				return r
+				return observeFile(t, oo, store)
 			}
 			want := observe(0, nil)
 			dir := t.TempDir()

@@ -160,9 +160,12 @@ func checkCodecs(op string, a Address, pr *file.Reader, leaves []int) error {
 // file whose footer is encrypted (the Parquet modular encryption spec), which
 // arrow-go cannot open without the keys: such a file is not damaged.
 func encryptedFooter(f io.ReaderAt, size int64) bool {
+	if size < 12 { // leading magic, footer length, trailing magic
+		return false
+	}
 	var magic [4]byte
 	_, err := f.ReadAt(magic[:], size-4)
-	return size >= 12 && err == nil && string(magic[:]) == "PARE"
+	return err == nil && string(magic[:]) == "PARE"
 }
 
 // retype returns rec with the asDuration columns given their schema's duration type
